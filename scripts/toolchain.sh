@@ -1,0 +1,261 @@
+#!/usr/bin/env bash
+# Makes the test toolchain available in ONE bin directory:
+#   ${XDG_CACHE_HOME:-$HOME/.cache}/helm-handoff/toolchain/bin
+# Each tool is reused from PATH when its version fits, otherwise built from Go
+# modules (or, for node, installed from the npm registry) and cached by version
+# under .../toolchain/store/NAME-VERSION. A second run is a cache hit.
+#
+# Usage: scripts/toolchain.sh [--print-bin]
+#   --print-bin   print the bin directory on stdout (all progress goes to stderr)
+#
+# Safe to run twice at once (one flock per tool and version); a failed build
+# leaves nothing behind (builds happen in a temp dir renamed into place).
+set -euo pipefail
+
+# ---- pinned versions (change here, nowhere else) ---------------------------
+NODE_MAJOR=24
+HELM_VERSION=v4.3.1
+ETCD_VERSION=v3.6.16
+K8S_VERSION=v1.36.3
+KWOK_VERSION=v0.8.0
+REGISTRY_VERSION=v3.1.2
+PULUMI_VERSION=v3.274.1
+# Tag v4.25.0 of pulumi-kubernetes is served only as this pseudo-version.
+PULUMI_K8S_MODULE_VERSION=v4.0.0-20260115033456-f47bc2d6f199
+PULUMI_K8S_VERSION=4.25.0
+# Bump when a recipe below changes, so stale builds are not reused.
+RECIPE=1
+
+CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/helm-handoff/toolchain"
+BIN="$CACHE_ROOT/bin"
+STORE="$CACHE_ROOT/store"
+LOCKS="$CACHE_ROOT/locks"
+TMP="$CACHE_ROOT/tmp"
+LOG="$CACHE_ROOT/build-times.log"
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+mkdir -p "$BIN" "$STORE" "$LOCKS" "$TMP"
+export CGO_ENABLED=0 GOFLAGS=-buildvcs=false
+
+say() { printf '[toolchain] %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+command -v go >/dev/null || die "go is not on PATH; install Go >= 1.26 (https://go.dev/doc/install)"
+
+# Finds a binary on PATH outside our own bin dir.
+ambient() {
+  local name="$1" dir
+  local IFS=:
+  for dir in $PATH; do
+    [[ "$dir" == "$BIN" ]] && continue
+    [[ -x "$dir/$name" ]] && { printf '%s\n' "$dir/$name"; return 0; }
+  done
+  return 1
+}
+
+# link NAME TARGET: point bin/NAME at TARGET (atomic replace).
+link() {
+  ln -sfn "$2" "$BIN/.$1.tmp" && mv -Tf "$BIN/.$1.tmp" "$BIN/$1"
+}
+
+# ensure KEY BUILDER BIN_NAMES...: run BUILDER OUT_DIR once per KEY, under a
+# lock, into a temp dir that is renamed to store/KEY only on success.
+ensure() {
+  local key="$1" builder="$2"; shift 2
+  local dest="$STORE/$key"
+  if [[ ! -f "$dest/.complete" ]]; then
+    exec {lockfd}>"$LOCKS/$key.lock"
+    if ! flock -n "$lockfd"; then
+      say "$key: another build holds the lock; waiting"
+      flock "$lockfd"
+    fi
+    if [[ ! -f "$dest/.complete" ]]; then
+      local work start
+      work="$(mktemp -d "$TMP/$key.XXXXXX")"
+      start=$SECONDS
+      say "$key: building (cold)"
+      if ! (set -e; "$builder" "$work/out" "$work"); then
+        rm -rf "$work"
+        exec {lockfd}>&-
+        die "$key: build failed (nothing was installed)"
+      fi
+      touch "$work/out/.complete"
+      rm -rf "$dest"
+      mv -T "$work/out" "$dest"
+      rm -rf "$work"
+      printf '%s\t%s\t%ss\n' "$(date -u +%FT%TZ)" "$key" "$((SECONDS - start))" >>"$LOG"
+      say "$key: built in $((SECONDS - start))s"
+    fi
+    exec {lockfd}>&-
+  fi
+  local b
+  for b in "$@"; do link "$b" "$dest/$b"; done
+}
+
+# ---- recipes ---------------------------------------------------------------
+# A recipe gets OUT (create it, put binaries there) and WORK (scratch).
+
+build_node() {
+  mkdir -p "$1"
+  (cd "$2" && npm init -y >/dev/null && npm install --no-audit --no-fund --silent "node@$NODE_MAJOR" >&2)
+  cp -a "$2/node_modules/node/bin/node" "$1/node"
+  "$1/node" --version >/dev/null
+}
+
+build_helm() {
+  mkdir -p "$1"
+  GOBIN="$1" go install -trimpath \
+    -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=$HELM_VERSION -X helm.sh/helm/v4/internal/version.gitTreeState=clean" \
+    "helm.sh/helm/v4/cmd/helm@$HELM_VERSION"
+}
+
+# wrapper WORK MODULE: a throwaway module in WORK/wrap.
+wrapper() {
+  mkdir -p "$1/wrap" && cd "$1/wrap"
+  go mod init "$2" >/dev/null 2>&1
+}
+
+build_etcd() {
+  local out="$1"; wrapper "$2" local/etcdbin
+  go get -tool "go.etcd.io/etcd/server/v3@$ETCD_VERSION" >&2
+  go build -trimpath -ldflags "-s -w" -o "$out/etcd" go.etcd.io/etcd/server/v3
+}
+
+build_kube() {
+  local out="$1"; wrapper "$2" local/kubebin
+  # Derive the replace lines from the tag's own go.mod: every staging module
+  # (replaced there with ./staging/src/k8s.io/X) maps to its published v0.x tag.
+  local gomod minor="${K8S_VERSION#v1.}"
+  gomod="$(go list -m -f '{{.GoMod}}' "k8s.io/kubernetes@$K8S_VERSION")"
+  grep -E '^\s*k8s\.io/[a-z0-9-]+ => \./staging/' "$gomod" |
+    awk -v v="v0.$minor" '{ printf "replace %s => %s %s\n", $1, $1, v }' >>go.mod
+  say "kube: $(grep -c '^replace' go.mod) replace lines derived from $gomod"
+  go get -tool "k8s.io/kubernetes/cmd/kube-apiserver@$K8S_VERSION" \
+    "k8s.io/kubernetes/cmd/kube-controller-manager@$K8S_VERSION" \
+    "k8s.io/kubernetes/cmd/kube-scheduler@$K8S_VERSION" >&2
+  local pkg=k8s.io/component-base/version
+  local ld="-s -w -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=${minor%%.*} -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
+  local b
+  for b in kube-apiserver kube-controller-manager kube-scheduler; do
+    say "kube: go build $b"
+    go build -trimpath -ldflags "$ld" -o "$out/$b" "k8s.io/kubernetes/cmd/$b"
+  done
+}
+
+build_kwok() {
+  local out="$1"
+  mkdir -p "$out"
+  GOBIN="$out" go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+  # The bare binary has no stages: keep the module's fast stages beside it.
+  local dir
+  dir="$(go list -m -f '{{.Dir}}' "sigs.k8s.io/kwok@$KWOK_VERSION" 2>/dev/null || true)"
+  [[ -n "$dir" ]] || { go mod download "sigs.k8s.io/kwok@$KWOK_VERSION"; dir="$(go env GOMODCACHE)/sigs.k8s.io/kwok@$KWOK_VERSION"; }
+  mkdir -p "$out/kwok-stages"
+  cp "$dir"/kustomize/stage/node/fast/*.yaml "$dir"/kustomize/stage/pod/fast/*.yaml "$out/kwok-stages/"
+  chmod -R u+w "$out/kwok-stages"
+}
+
+# An OCI registry on loopback, for oci:// charts in tests.
+build_registry() {
+  local out="$1"; wrapper "$2" local/registrybin
+  go get -tool "github.com/distribution/distribution/v3/cmd/registry@$REGISTRY_VERSION" >&2
+  go build -trimpath -ldflags "-s -w" -o "$out/registry" github.com/distribution/distribution/v3/cmd/registry
+}
+
+build_pulumi() {
+  local out="$1"; wrapper "$2" local/pulumibin
+  go get -tool "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi@$PULUMI_VERSION" "github.com/pulumi/pulumi/sdk/v3@$PULUMI_VERSION" >&2
+  go build -trimpath -tags osusergo,grpcnotrace \
+    -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$PULUMI_VERSION" \
+    -o "$out/pulumi" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi
+}
+
+build_pulumi_k8s() {
+  local out="$1"; wrapper "$2" local/pulumik8sbin
+  cp "$REPO_ROOT/scripts/pulumi-resource-kubernetes/main.go" main.go
+  go get "github.com/pulumi/pulumi-kubernetes/provider/v4@$PULUMI_K8S_MODULE_VERSION" >&2
+  go mod tidy >&2
+  local dir
+  dir="$(go list -m -f '{{.Dir}}' github.com/pulumi/pulumi-kubernetes/provider/v4)"
+  # What upstream's generate.go does: stamp the version into the schema.
+  SRC="$dir/cmd/pulumi-resource-kubernetes" V="$PULUMI_K8S_VERSION" "$BIN/node" -e '
+    const fs = require("node:fs"), src = process.env.SRC;
+    const schema = JSON.parse(fs.readFileSync(`${src}/schema.json`, "utf8"));
+    schema.version = process.env.V;
+    fs.writeFileSync("schema-embed.json", JSON.stringify(schema));
+    fs.copyFileSync(`${src}/terraform-mapping.json`, "terraform-mapping-embed.json");'
+  go build -trimpath \
+    -ldflags "-s -w -X github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version=$PULUMI_K8S_VERSION" \
+    -o "$out/pulumi-resource-kubernetes" .
+}
+
+# ---- what runs -------------------------------------------------------------
+
+node_major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+
+lane_node() {
+  local n
+  if n="$(ambient node)" && (( $(node_major "$n") >= 22 )); then
+    say "node: reusing $n ($("$n" --version))"; link node "$n"
+  else
+    [[ -n "${n:-}" ]] && say "node: $n is $("$n" --version), older than 22; using node $NODE_MAJOR from npm"
+    ensure "node-$NODE_MAJOR-r$RECIPE" build_node node
+  fi
+  # The dynamic-provider shim ships inside @pulumi/pulumi; link it when installed.
+  local shim="$REPO_ROOT/node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs"
+  [[ -f "$shim" ]] && link pulumi-resource-pulumi-nodejs "$shim"
+  return 0
+}
+
+lane_a() {
+  local h
+  if h="$(ambient helm)" && [[ "$("$h" version --template '{{.Version}}' 2>/dev/null)" == v4.* ]]; then
+    say "helm: reusing $h"; link helm "$h"
+  else
+    ensure "helm-$HELM_VERSION-r$RECIPE" build_helm helm
+  fi
+  local e
+  if e="$(ambient etcd)" && "$e" --version 2>/dev/null | grep -q 'etcd Version: 3\.6\.'; then
+    say "etcd: reusing $e"; link etcd "$e"
+  else
+    ensure "etcd-$ETCD_VERSION-r$RECIPE" build_etcd etcd
+  fi
+  local k
+  if k="$(ambient kube-apiserver)" && "$k" --version 2>/dev/null | grep -q "Kubernetes ${K8S_VERSION%.*}\." &&
+    ambient kube-controller-manager >/dev/null && ambient kube-scheduler >/dev/null; then
+    say "kube: reusing $k"
+    link kube-apiserver "$k"
+    link kube-controller-manager "$(ambient kube-controller-manager)"
+    link kube-scheduler "$(ambient kube-scheduler)"
+  else
+    ensure "kube-$K8S_VERSION-r$RECIPE" build_kube kube-apiserver kube-controller-manager kube-scheduler
+  fi
+}
+
+lane_b() {
+  # kwok is always taken from its module: the binary alone lacks the stages.
+  ensure "kwok-$KWOK_VERSION-r$RECIPE" build_kwok kwok kwok-stages
+  ensure "registry-$REGISTRY_VERSION-r$RECIPE" build_registry registry
+  local p
+  if p="$(ambient pulumi)" && [[ "$("$p" version 2>/dev/null)" == v3.* ]]; then
+    say "pulumi: reusing $p"; link pulumi "$p"
+  else
+    ensure "pulumi-$PULUMI_VERSION-r$RECIPE" build_pulumi pulumi
+  fi
+  ensure "pulumi-kubernetes-$PULUMI_K8S_VERSION-r$RECIPE" build_pulumi_k8s pulumi-resource-kubernetes
+}
+
+main() {
+  local t0=$SECONDS
+  lane_node
+  # Two lanes for two cores; each go build already uses both.
+  lane_a 2> >(sed 's/^/[a] /' >&2) & local a=$!
+  lane_b 2> >(sed 's/^/[b] /' >&2) & local b=$!
+  local rc=0
+  wait "$a" || rc=1
+  wait "$b" || rc=1
+  (( rc == 0 )) || die "some tools failed to build (see above)"
+  say "ready in $((SECONDS - t0))s: $BIN"
+  [[ "${1:-}" == --print-bin ]] && printf '%s\n' "$BIN"
+  return 0
+}
+
+main "$@"
