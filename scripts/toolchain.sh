@@ -53,7 +53,8 @@ ambient() {
 
 # link NAME TARGET: point bin/NAME at TARGET (atomic replace).
 link() {
-  ln -sfn "$2" "$BIN/.$1.tmp" && mv -Tf "$BIN/.$1.tmp" "$BIN/$1"
+  local tmp="$BIN/.$1.$BASHPID.tmp"
+  ln -sfn "$2" "$tmp" && mv -Tf "$tmp" "$BIN/$1"
 }
 
 # ensure KEY BUILDER BIN_NAMES...: run BUILDER OUT_DIR once per KEY, under a
@@ -148,8 +149,13 @@ build_kwok() {
   local dir
   dir="$(go list -m -f '{{.Dir}}' "sigs.k8s.io/kwok@$KWOK_VERSION" 2>/dev/null || true)"
   [[ -n "$dir" ]] || { go mod download "sigs.k8s.io/kwok@$KWOK_VERSION"; dir="$(go env GOMODCACHE)/sigs.k8s.io/kwok@$KWOK_VERSION"; }
+  # The same set as kwok's kustomize/stage/fast: fast node + pod stages, heartbeat with lease.
   mkdir -p "$out/kwok-stages"
-  cp "$dir"/kustomize/stage/node/fast/*.yaml "$dir"/kustomize/stage/pod/fast/*.yaml "$out/kwok-stages/"
+  local f
+  for f in "$dir"/kustomize/stage/node/fast/*.yaml "$dir"/kustomize/stage/node/heartbeat-with-lease/*.yaml \
+    "$dir"/kustomize/stage/pod/fast/*.yaml; do
+    [[ "$(basename "$f")" == kustomization.yaml ]] || cp "$f" "$out/kwok-stages/"
+  done
   chmod -R u+w "$out/kwok-stages"
 }
 
@@ -232,7 +238,7 @@ lane_a() {
 
 lane_b() {
   # kwok is always taken from its module: the binary alone lacks the stages.
-  ensure "kwok-$KWOK_VERSION-r$RECIPE" build_kwok kwok kwok-stages
+  ensure "kwok-$KWOK_VERSION-r$RECIPE-stages2" build_kwok kwok kwok-stages
   ensure "registry-$REGISTRY_VERSION-r$RECIPE" build_registry registry
   local p
   if p="$(ambient pulumi)" && [[ "$("$p" version 2>/dev/null)" == v3.* ]]; then
@@ -247,8 +253,8 @@ main() {
   local t0=$SECONDS
   lane_node
   # Two lanes for two cores; each go build already uses both.
-  lane_a 2> >(sed 's/^/[a] /' >&2) & local a=$!
-  lane_b 2> >(sed 's/^/[b] /' >&2) & local b=$!
+  lane_a 2> >(sed -u 's/^/[a] /' >&2) & local a=$!
+  lane_b 2> >(sed -u 's/^/[b] /' >&2) & local b=$!
   local rc=0
   wait "$a" || rc=1
   wait "$b" || rc=1

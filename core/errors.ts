@@ -1,0 +1,355 @@
+/**
+ * Typed errors of helm-handoff, and the classification of helm's stderr into
+ * transient / permanent / state failures.
+ *
+ * @module
+ */
+
+/** Base class of every error thrown by helm-handoff. `code` is stable and meant for programs. */
+export class HelmHandoffError extends Error {
+  /** A stable, machine-readable error code, e.g. `"SPEC_INVALID"`. */
+  public readonly code: string;
+
+  /**
+   * @param code - stable error code
+   * @param message - human-readable message (must already be redacted)
+   * @param options - standard error options (`cause`)
+   */
+  public constructor(code: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/**
+ * An add-on spec (or a kubeconfig) is invalid. Thrown before anything touches a cluster.
+ * The message names the field path and the fix.
+ */
+export class SpecError extends HelmHandoffError {
+  /** Path of the offending field, e.g. `"chart.version"` or `"install.timeout"`. */
+  public readonly field: string;
+
+  /**
+   * @param field - path of the offending field
+   * @param message - full message, starting with the field path
+   */
+  public constructor(field: string, message: string, options?: ErrorOptions) {
+    super("SPEC_INVALID", message, options);
+    this.field = field;
+  }
+}
+
+/** Where the project's toolchain script puts helm. */
+export const TOOLCHAIN_COMMAND = "npm run toolchain";
+
+/** helm could not be found or started. */
+export class HelmNotFoundError extends HelmHandoffError {
+  /** Binaries and locations that were tried, in order. */
+  public readonly searched: readonly string[];
+
+  /**
+   * @param searched - binaries and locations that were tried, in order
+   */
+  public constructor(searched: readonly string[], options?: ErrorOptions) {
+    super(
+      "HELM_NOT_FOUND",
+      `helm was not found (looked for ${searched.join(", ")}). helm-handoff needs helm v4: ` +
+        `run "${TOOLCHAIN_COMMAND}" to build the project's toolchain, install it from ` +
+        "https://helm.sh/docs/intro/install/, or pass the helmBinary option.",
+      options,
+    );
+    this.searched = searched;
+  }
+}
+
+/** The helm found is not v4. */
+export class HelmVersionError extends HelmHandoffError {
+  /** The version helm reported, e.g. `"v3.16.2"`. */
+  public readonly found: string;
+
+  /**
+   * @param binary - the helm binary that was run
+   * @param found - the version it reported
+   */
+  public constructor(binary: string, found: string, options?: ErrorOptions) {
+    super(
+      "HELM_VERSION_UNSUPPORTED",
+      `helm ${found} found at ${binary}, but helm-handoff needs helm v4 (v4.0.0 or later): ` +
+        `run "${TOOLCHAIN_COMMAND}" or install it from https://helm.sh/docs/intro/install/.`,
+      options,
+    );
+    this.found = found;
+  }
+}
+
+/**
+ * How a helm failure should be handled:
+ * - `transient`: the cluster or the repository is not ready yet; retry with backoff.
+ * - `permanent`: retrying cannot help (bad values, bad chart, bad credentials); fail at once.
+ * - `state`: the release is in a state that needs a decision (exists, locked, never deployed).
+ */
+export type HelmFailureKind = "transient" | "permanent" | "state";
+
+/** The result of {@link classifyHelmFailure}. */
+export interface HelmFailureClass {
+  /** How to handle the failure. */
+  readonly kind: HelmFailureKind;
+  /** A short reason, e.g. `"API server unreachable"`. */
+  readonly reason: string;
+}
+
+/** Everything {@link HelmError} records about a failed helm run (all of it already redacted). */
+export interface HelmErrorDetails {
+  /** The classification of stderr. */
+  readonly kind: HelmFailureKind;
+  /** Short reason from the classification. */
+  readonly reason: string;
+  /** The argv that was run, binary first, secrets redacted. */
+  readonly command: readonly string[];
+  /** helm's exit code, when it exited (undefined when killed or timed out). */
+  readonly exitCode: number | undefined;
+  /** helm's stderr, secrets redacted. */
+  readonly stderr: string;
+  /** Whether the attempt was killed by its timeout. @default - false */
+  readonly timedOut?: boolean;
+  /** Whether the attempt was cancelled through the runner's signal. @default - false */
+  readonly canceled?: boolean;
+}
+
+/** helm exited with an error. Prefer checking `kind` (or the subclasses) over parsing the message. */
+export class HelmError extends HelmHandoffError {
+  /** How the failure should be handled. */
+  public readonly kind: HelmFailureKind;
+  /** Short reason from the classification. */
+  public readonly reason: string;
+  /** The argv that was run, binary first, secrets redacted. */
+  public readonly command: readonly string[];
+  /** helm's exit code, when it exited. */
+  public readonly exitCode: number | undefined;
+  /** helm's stderr, secrets redacted. */
+  public readonly stderr: string;
+  /** Whether the attempt was killed by its timeout. */
+  public readonly timedOut: boolean;
+  /** Whether the attempt was cancelled. */
+  public readonly canceled: boolean;
+
+  /**
+   * @param details - the redacted details of the run
+   * @param options - `cause`: the original (execa) error
+   */
+  public constructor(details: HelmErrorDetails, options?: ErrorOptions) {
+    super(`HELM_${details.kind.toUpperCase()}`, formatHelmMessage(details), options);
+    this.kind = details.kind;
+    this.reason = details.reason;
+    this.command = details.command;
+    this.exitCode = details.exitCode;
+    this.stderr = details.stderr;
+    this.timedOut = details.timedOut ?? false;
+    this.canceled = details.canceled ?? false;
+  }
+}
+
+/** A helm failure worth retrying (see {@link HelmFailureKind}). */
+export class TransientHelmError extends HelmError {}
+/** A helm failure that retrying cannot fix. */
+export class PermanentHelmError extends HelmError {}
+/** A helm failure caused by the release's state (exists, locked, never deployed). */
+export class ReleaseStateError extends HelmError {}
+
+/** Builds the {@link HelmError} subclass that matches `details.kind`. */
+export function makeHelmError(details: HelmErrorDetails, options?: ErrorOptions): HelmError {
+  switch (details.kind) {
+    case "transient":
+      return new TransientHelmError(details, options);
+    case "state":
+      return new ReleaseStateError(details, options);
+    default:
+      return new PermanentHelmError(details, options);
+  }
+}
+
+function formatHelmMessage(d: HelmErrorDetails): string {
+  const sub = d.command.slice(1).find((a) => !a.startsWith("-")) ?? "";
+  const how = d.canceled
+    ? "was cancelled"
+    : d.timedOut
+      ? "timed out"
+      : d.exitCode === undefined
+        ? "was killed"
+        : `exited with code ${d.exitCode}`;
+  const err = d.stderr.trim();
+  return (
+    `helm ${sub} ${how} (${d.kind}: ${d.reason})` +
+    (err ? `: ${err}` : "") +
+    `\n  command: ${d.command.map(quoteArg).join(" ")}`
+  );
+}
+
+function quoteArg(a: string): string {
+  return /^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a);
+}
+
+/** One attempt of a retried operation, as listed by {@link DeadlineExceededError}. */
+export interface AttemptRecord {
+  /** 1-based attempt number. */
+  readonly attempt: number;
+  /** When the attempt started (ISO 8601). */
+  readonly startedAt: string;
+  /** The message of the error it failed with (redacted). */
+  readonly error: string;
+}
+
+/** A retried operation ran out of time. The message lists every attempt and the last cause. */
+export class DeadlineExceededError extends HelmHandoffError {
+  /** Every attempt made, oldest first. */
+  public readonly attempts: readonly AttemptRecord[];
+  /** The error of the last attempt, if any attempt ran. */
+  public readonly lastCause: unknown;
+
+  /**
+   * @param what - what was being attempted, e.g. `"install of release \"cni\""`
+   * @param deadline - the overall deadline, in human form (e.g. `"15m"`)
+   * @param attempts - every attempt made
+   * @param lastCause - the error of the last attempt
+   */
+  public constructor(what: string, deadline: string, attempts: readonly AttemptRecord[], lastCause: unknown) {
+    const lines = attempts.map((a) => `  #${a.attempt} at ${a.startedAt}: ${firstLine(a.error)}`);
+    const last =
+      lastCause instanceof Error ? lastCause.message : lastCause === undefined ? "none" : String(lastCause);
+    super(
+      "DEADLINE_EXCEEDED",
+      `${what} did not succeed within the deadline of ${deadline} after ${attempts.length} attempt(s):\n` +
+        (lines.length > 0 ? `${lines.join("\n")}\n` : "") +
+        `last cause: ${last}`,
+      { cause: lastCause },
+    );
+    this.attempts = attempts;
+    this.lastCause = lastCause;
+  }
+}
+
+function firstLine(s: string): string {
+  const line = s.split("\n", 1)[0] ?? "";
+  return line.length > 300 ? `${line.slice(0, 297)}...` : line;
+}
+
+/** The API server rejected the kubeconfig's credentials (401/403). Not retried. */
+export class CredentialsRejectedError extends HelmHandoffError {
+  /** The HTTP status returned. */
+  public readonly statusCode: number;
+
+  /**
+   * @param server - the API server URL
+   * @param statusCode - 401 or 403
+   */
+  public constructor(server: string, statusCode: number, options?: ErrorOptions) {
+    super(
+      "CREDENTIALS_REJECTED",
+      `the API server ${server} rejected the kubeconfig's credentials (HTTP ${statusCode} on /readyz): ` +
+        "check the user's token or client certificate in the kubeconfig",
+      options,
+    );
+    this.statusCode = statusCode;
+  }
+}
+
+interface Rule {
+  readonly kind: HelmFailureKind;
+  readonly reason: string;
+  readonly re: RegExp;
+}
+
+/**
+ * The classification table, checked in order; the first match wins. State rules come first
+ * (they are the most specific), then permanent rules whose text could also contain transient
+ * words (schema and template errors), then transient rules, then the remaining permanent ones.
+ */
+const RULES: readonly Rule[] = [
+  // --- state ---
+  { kind: "state", reason: "release name in use", re: /cannot re-use a name that is still in use/i },
+  {
+    kind: "state",
+    reason: "another operation in progress",
+    re: /another operation \(install\/upgrade\/rollback\) is in progress/i,
+  },
+  { kind: "state", reason: "release has no deployed revision", re: /has no deployed releases/i },
+  // --- permanent, specific ---
+  {
+    kind: "permanent",
+    reason: "values do not meet the chart's schema",
+    re: /values don't meet the specifications of the schema/i,
+  },
+  { kind: "permanent", reason: "template error", re: /\bparse error\b|\bexecution error\b|\btemplate: /i },
+  { kind: "permanent", reason: "invalid release name", re: /invalid release name/i },
+  { kind: "permanent", reason: "invalid ownership metadata", re: /invalid ownership metadata/i },
+  {
+    kind: "permanent",
+    reason: "admission webhook denied the request",
+    re: /admission webhook .* denied the request/i,
+  },
+  {
+    kind: "permanent",
+    reason: "kubeconfig invalid",
+    re: /invalid configuration|no context|error loading config file|kubernetes cluster unreachable: .*(?:no configuration|is empty)/i,
+  },
+  // --- transient ---
+  {
+    kind: "transient",
+    reason: "CRD not established yet",
+    re: /no matches for kind|ensure CRDs are installed first|resource mapping not found/i,
+  },
+  {
+    kind: "transient",
+    reason: "webhook not reachable",
+    re: /failed calling webhook|no endpoints available for service/i,
+  },
+  {
+    kind: "transient",
+    reason: "API server or repository unreachable",
+    re: /connection refused|no route to host|i\/o timeout|TLS handshake timeout|connection reset by peer|network is unreachable|\bEOF\b|dial tcp/i,
+  },
+  {
+    kind: "transient",
+    reason: "server error (5xx)",
+    re: /the server is currently unable to handle the request|etcdserver: request timed out|etcdserver: leader changed|Internal error occurred|\b50[0234] (?:Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout)\b|the server was unable to return a response|too many requests|\b429\b/i,
+  },
+  {
+    kind: "transient",
+    reason: "timed out waiting",
+    re: /context deadline exceeded|timed out waiting for the condition/i,
+  },
+  {
+    kind: "transient",
+    reason: "namespace is being terminated",
+    re: /because it is being terminated/i,
+  },
+  // --- permanent ---
+  {
+    kind: "permanent",
+    reason: "credentials rejected (401/403)",
+    re: /\b401\b|\b403\b|Unauthorized|forbidden|authentication required|basic credential not found/i,
+  },
+  {
+    kind: "permanent",
+    reason: "chart or version not found",
+    re: /chart "[^"]*"(?: version "[^"]*")? not found|no chart version found|no chart name found|\b404 Not Found\b|: not found\s*$|repo .* not found|path "[^"]*" not found|not a valid chart repository/im,
+  },
+];
+
+/**
+ * Classifies a failed helm run by its stderr. Pure function over a table of regular expressions.
+ *
+ * Unknown stderr is classified `permanent` on purpose: a retry loop must only spin on failures
+ * known to heal with time (an API server that is still starting, a CRD that is not established
+ * yet, a webhook without endpoints). Looping for 15 minutes on an error nobody anticipated hides
+ * it; failing fast shows helm's own message to the user at once.
+ *
+ * @param stderr - helm's stderr (redacted or not; only matched, never returned)
+ */
+export function classifyHelmFailure(stderr: string): HelmFailureClass {
+  for (const rule of RULES) {
+    if (rule.re.test(stderr)) return { kind: rule.kind, reason: rule.reason };
+  }
+  return { kind: "permanent", reason: "unrecognized helm error" };
+}

@@ -1,0 +1,116 @@
+/**
+ * The handoff record: what was installed where, for stack exports and the GitOps side.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import type { ChartSource, ResolvedChartSource, Strategy } from "./spec.js";
+
+/** The chart source as recorded: repository and name, or path. Credentials are never recorded. */
+export type HandoffChartSource = { readonly repo: string; readonly name: string } | { readonly path: string };
+
+/**
+ * A JSON-serializable record of one add-on handed off to a cluster.
+ *
+ * Versioned by `kind`/`apiVersion`; fields are only added in a compatible way within `v1`.
+ */
+export interface HandoffRecord {
+  /** Always `"helm-handoff.dev/HandoffRecord"`. */
+  readonly kind: "helm-handoff.dev/HandoffRecord";
+  /** Always `"v1"`. */
+  readonly apiVersion: "v1";
+  /** The cluster: identity (`sha256:…` or the user's explicit id) and API server URL. */
+  readonly cluster: { readonly id: string; readonly server: string };
+  /**
+   * The release. `storageNamespace` is where Helm keeps its release Secret
+   * (`sh.helm.release.v1.NAME.vN`), equal to `namespace`.
+   */
+  readonly release: { readonly name: string; readonly namespace: string; readonly storageNamespace: string };
+  /** The chart: its source and the version actually installed. */
+  readonly chart: { readonly source: HandoffChartSource; readonly version: string };
+  /** `sha256:…` of the canonical JSON of the values (see {@link valuesDigest}); the values themselves are secret. */
+  readonly valuesDigest: string;
+  /** Release revision at handoff. */
+  readonly revision: number;
+  /** The strategy in force. */
+  readonly strategy: Strategy;
+  /** When the release was installed (or last deployed), ISO 8601. */
+  readonly installedAt: string;
+  /** True when the release was found deployed and adopted rather than installed. */
+  readonly adopted: boolean;
+}
+
+/** Input of {@link makeHandoffRecord}. */
+export interface HandoffRecordInput {
+  /** Cluster identity. */
+  readonly clusterId: string;
+  /** API server URL. */
+  readonly server: string;
+  /** Release name. */
+  readonly releaseName: string;
+  /** Release namespace. */
+  readonly namespace: string;
+  /** The chart source (credentials are dropped). */
+  readonly chart: ChartSource | ResolvedChartSource;
+  /** The chart version installed. */
+  readonly chartVersion: string;
+  /** The values (only their digest is recorded). @default - {} */
+  readonly values?: Readonly<Record<string, unknown>>;
+  /** Release revision. */
+  readonly revision: number;
+  /** Strategy. */
+  readonly strategy: Strategy;
+  /** Install time (ISO 8601 string or Date). */
+  readonly installedAt: string | Date;
+  /** Whether the release was adopted. @default - false */
+  readonly adopted?: boolean;
+}
+
+/**
+ * Canonical JSON: object keys sorted (recursively), `undefined` members dropped, arrays in order.
+ * Equal values give equal text whatever their key order.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value)) ?? "null";
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : sortKeys(v)));
+  if (typeof value === "object" && value !== null && !(value instanceof Date)) {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[k];
+      if (v !== undefined) out[k] = sortKeys(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** `"sha256:" + hex` of the {@link canonicalJson} of any JSON-like value. */
+export function digestOf(value: unknown): string {
+  return `sha256:${createHash("sha256").update(canonicalJson(value)).digest("hex")}`;
+}
+
+/** The digest of chart values; `undefined`/`null` count as `{}`. */
+export function valuesDigest(values: Readonly<Record<string, unknown>> | null | undefined): string {
+  return digestOf(values ?? {});
+}
+
+/** Builds a {@link HandoffRecord}; credentials in the chart source are never copied. */
+export function makeHandoffRecord(input: HandoffRecordInput): HandoffRecord {
+  const c = input.chart;
+  const source: HandoffChartSource = "path" in c ? { path: c.path } : { repo: c.repo, name: c.name };
+  return {
+    kind: "helm-handoff.dev/HandoffRecord",
+    apiVersion: "v1",
+    cluster: { id: input.clusterId, server: input.server },
+    release: { name: input.releaseName, namespace: input.namespace, storageNamespace: input.namespace },
+    chart: { source, version: input.chartVersion },
+    valuesDigest: valuesDigest(input.values),
+    revision: input.revision,
+    strategy: input.strategy,
+    installedAt: input.installedAt instanceof Date ? input.installedAt.toISOString() : input.installedAt,
+    adopted: input.adopted ?? false,
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * helm-handoff core: the add-on spec, the helm runner, retries, cluster identity, readiness and
+ * the install lifecycle shared by the Pulumi and cdk8s front ends.
+ *
+ * @module
+ */
+export { Duration } from "./duration.js";
+export {
+  type AttemptRecord,
+  CredentialsRejectedError,
+  classifyHelmFailure,
+  DeadlineExceededError,
+  HelmError,
+  type HelmErrorDetails,
+  type HelmFailureClass,
+  type HelmFailureKind,
+  HelmHandoffError,
+  HelmNotFoundError,
+  HelmVersionError,
+  PermanentHelmError,
+  ReleaseStateError,
+  SpecError,
+  TransientHelmError,
+} from "./errors.js";
+export {
+  canonicalJson,
+  digestOf,
+  type HandoffChartSource,
+  type HandoffRecord,
+  type HandoffRecordInput,
+  makeHandoffRecord,
+  valuesDigest,
+} from "./handoff.js";
+export {
+  HelmRunner,
+  type HelmRunnerOptions,
+  type InstallCallOptions,
+  type ReleaseInfo,
+  type ReleaseListItem,
+  type ReleaseRevision,
+  type RollbackOptions,
+  type TemplateOptions,
+  type UninstallOptions,
+} from "./helm.js";
+export {
+  type ClusterIdentity,
+  type ClusterIdentityOptions,
+  clusterIdentityFromKubeconfig,
+} from "./identity.js";
+export {
+  type EnsureAction,
+  type EnsureReleaseOptions,
+  type EnsureReleaseResult,
+  ensureRelease,
+  type InstallPhase,
+  isRetryableFailure,
+  type ProgressEvent,
+  type RemoveReleaseOptions,
+  removeRelease,
+} from "./install.js";
+export {
+  type ApiServerReady,
+  type ApiServerWaitInfo,
+  type WaitForApiServerOptions,
+  waitForApiServer,
+} from "./readiness.js";
+export { REDACTED, Redactor } from "./redact.js";
+export { backoffDelay, type RetryInfo, type RetryOptions, retry } from "./retry.js";
+/** An {@link AddonSpec} as plain input (durations as `"5m"` or seconds are accepted): same type. */
+export type {
+  AddonSpec as AddonSpecInput,
+  InstallOptions as InstallOptionsInput,
+  RetryPolicy as RetryPolicyInput,
+} from "./spec.js";
+export {
+  type AddonSpec,
+  type ChartSource,
+  type DurationInput,
+  type InstallOptions,
+  type PathChartSource,
+  type RepoChartSource,
+  type ResolvedChartSource,
+  type ResolvedInstallOptions,
+  type ResolvedPathChart,
+  type ResolvedRepoChart,
+  type ResolvedRetryPolicy,
+  type ResolvedSpec,
+  type RetryPolicy,
+  STRATEGIES,
+  type Strategy,
+  validateSpec,
+} from "./spec.js";
+export { mergeValues, readValueFiles } from "./values.js";

@@ -1,0 +1,440 @@
+/**
+ * The release lifecycle shared by the front ends (Pulumi-free): install with retries, adopt,
+ * reconcile, recover stuck releases, remove.
+ *
+ * Recovery of a release found in a bad state:
+ * - `failed`, or `pending-install` / `pending-upgrade` / `pending-rollback` / `uninstalling`
+ *   whose last deployment is older than one attempt timeout (a crashed or killed helm left it):
+ *   - if an earlier revision was deployed (`deployed` or `superseded` in the history):
+ *     `helm rollback` to the newest such revision, then continue (Reconcile may then upgrade);
+ *   - otherwise (never deployed): `helm uninstall`, then install.
+ * - the same `pending-*` states younger than the attempt timeout: another helm may still be
+ *   working on it; this is a transient failure, retried with backoff until it finishes or goes stale.
+ *
+ * A failed install attempt uninstalls its partial release before the next attempt or before giving
+ * up, so a failed create leaves nothing installed.
+ *
+ * @module
+ */
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { Duration } from "./duration.js";
+import { DeadlineExceededError, HelmError, HelmHandoffError, TransientHelmError } from "./errors.js";
+import { valuesDigest } from "./handoff.js";
+import type { HelmRunner, ReleaseInfo, ReleaseRevision } from "./helm.js";
+import { waitForApiServer } from "./readiness.js";
+import { retry } from "./retry.js";
+import type { ResolvedSpec } from "./spec.js";
+import { mergeValues, readValueFiles } from "./values.js";
+
+/** Phases reported by {@link ensureRelease} and {@link removeRelease}. */
+export type InstallPhase =
+  | "waiting-for-api-server"
+  | "installing"
+  | "upgrading"
+  | "adopting"
+  | "recovering"
+  | "retrying"
+  | "uninstalling"
+  | "done";
+
+/** A progress report. */
+export interface ProgressEvent {
+  /** The phase. */
+  readonly phase: InstallPhase;
+  /** The attempt number (1-based; 0 while waiting for the API server). */
+  readonly attempt: number;
+  /** A one-line, human-readable, redacted message. */
+  readonly message: string;
+  /** The last error's message (redacted), when retrying or recovering. */
+  readonly lastError?: string;
+}
+
+/** Options of {@link ensureRelease}. */
+export interface EnsureReleaseOptions {
+  /** Receives progress. @default - nothing is reported */
+  readonly onProgress?: (event: ProgressEvent) => void;
+  /** Cancels waits between attempts (pass the same signal to the runner to kill helm). @default - not cancellable */
+  readonly signal?: AbortSignal;
+  /** Skip the `/readyz` wait (e.g. the caller just checked). @default - false */
+  readonly skipReadiness?: boolean;
+}
+
+/** What {@link ensureRelease} did. */
+export type EnsureAction = "installed" | "upgraded" | "adopted" | "unchanged";
+
+/** The result of {@link ensureRelease}. */
+export interface EnsureReleaseResult {
+  /** The release as it is now. */
+  readonly release: ReleaseInfo;
+  /** Attempts the retry loop made (1 when the first one succeeded). */
+  readonly attempts: number;
+  /** True when the release was found deployed before any install and taken over. */
+  readonly adopted: boolean;
+  /** What was done. */
+  readonly action: EnsureAction;
+}
+
+const PENDING = new Set(["pending-install", "pending-upgrade", "pending-rollback", "uninstalling"]);
+
+/** Whether the lifecycle retries `error`: transient helm failures and release-state conflicts (re-evaluated next attempt). */
+export function isRetryableFailure(error: unknown): boolean {
+  return (
+    error instanceof HelmError && !error.canceled && (error.kind === "transient" || error.kind === "state")
+  );
+}
+
+/**
+ * Makes sure the release described by `spec` exists: waits for `/readyz`, then, under
+ * `spec.retry`, installs it, adopts it (ApplyOnce, or Reconcile when nothing differs), upgrades it
+ * (Reconcile, when chart, version or values differ) or recovers it from a stuck state first.
+ * Transient failures are retried with backoff until the deadline; permanent ones fail at once.
+ *
+ * @throws DeadlineExceededError listing every attempt and the last cause
+ * @throws HelmError (permanent) at once, e.g. values that fail the chart's schema
+ */
+export async function ensureRelease(
+  runner: HelmRunner,
+  spec: ResolvedSpec,
+  options: EnsureReleaseOptions = {},
+): Promise<EnsureReleaseResult> {
+  const report = (e: ProgressEvent): void => options.onProgress?.(e);
+  const started = Date.now();
+  const where = `${spec.namespace}/${spec.releaseName}`;
+  const kubeconfig = runner.kubeconfig;
+  if (!options.skipReadiness && kubeconfig !== undefined) {
+    report({
+      phase: "waiting-for-api-server",
+      attempt: 0,
+      message: `waiting for the API server to answer /readyz`,
+    });
+    await waitForApiServer(kubeconfig, {
+      deadline: spec.retry.deadline,
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      onWait: (w) =>
+        report({
+          phase: "waiting-for-api-server",
+          attempt: w.attempt,
+          message: `API server not ready (${runner.redact(w.reason)}); probing again in ${w.delay}`,
+          lastError: runner.redact(w.reason),
+        }),
+    });
+  }
+  const remaining = Math.max(1, spec.retry.deadline.toMilliseconds() - (Date.now() - started));
+  let adopted = false;
+  let firstLook = true;
+  let attempts = 0;
+  const outcome = await retry(
+    async (n) => {
+      attempts = n;
+      const r = await attempt(runner, spec, n, firstLook, report);
+      firstLook = false;
+      if (r.action === "adopted") adopted = true;
+      return r;
+    },
+    {
+      deadline: Duration.millis(remaining),
+      minBackoff: spec.retry.minBackoff,
+      maxBackoff: spec.retry.maxBackoff,
+      isRetryable: isRetryableFailure,
+      what: `install of release ${where}`,
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      onRetry: (info) => {
+        const msg =
+          info.error instanceof Error ? (info.error.message.split("\n")[0] ?? "") : String(info.error);
+        report({
+          phase: "retrying",
+          attempt: info.attempt,
+          message: `attempt ${info.attempt} failed (${msg}); retrying in ${info.delay} (${info.remaining} left)`,
+          lastError: msg,
+        });
+      },
+    },
+  ).catch((e: unknown) => {
+    if (e instanceof DeadlineExceededError) {
+      throw new DeadlineExceededError(
+        `install of release ${where}`,
+        spec.retry.deadline.toString(),
+        e.attempts,
+        e.lastCause,
+      );
+    }
+    throw e;
+  });
+  report({
+    phase: "done",
+    attempt: attempts,
+    message: `${outcome.action} ${where} (revision ${outcome.release.revision}, ${outcome.release.status}) after ${attempts} attempt(s)`,
+  });
+  return {
+    release: outcome.release,
+    attempts,
+    adopted: adopted || outcome.action === "adopted",
+    action: outcome.action,
+  };
+}
+
+interface AttemptResult {
+  readonly release: ReleaseInfo;
+  readonly action: EnsureAction;
+}
+
+async function attempt(
+  runner: HelmRunner,
+  spec: ResolvedSpec,
+  n: number,
+  firstLook: boolean,
+  report: (e: ProgressEvent) => void,
+): Promise<AttemptResult> {
+  const where = `${spec.namespace}/${spec.releaseName}`;
+  // a recovery changes the state; look again (bounded, so a flapping release cannot spin here)
+  for (let step = 0; step < 3; step++) {
+    const current = await runner.status(spec.releaseName, spec.namespace);
+    if (current === undefined || current.status === "uninstalled") {
+      return install(runner, spec, n, report);
+    }
+    if (current.status === "deployed") {
+      if (spec.strategy === "ApplyOnce") {
+        report({
+          phase: "adopting",
+          attempt: n,
+          message: `release ${where} is deployed (revision ${current.revision}): adopting it, no upgrade`,
+        });
+        return { release: current, action: firstLook && step === 0 ? "adopted" : "unchanged" };
+      }
+      const why = await differences(runner, spec, current);
+      if (why.length === 0) {
+        report({
+          phase: "adopting",
+          attempt: n,
+          message: `release ${where} is up to date (revision ${current.revision})`,
+        });
+        return { release: current, action: firstLook && step === 0 ? "adopted" : "unchanged" };
+      }
+      report({ phase: "upgrading", attempt: n, message: `upgrading ${where}: ${why.join(", ")} differ` });
+      const release = await runner.upgrade(spec);
+      return { release, action: "upgraded" };
+    }
+    if (current.status === "failed" || PENDING.has(current.status)) {
+      const age = Date.now() - Date.parse(current.lastDeployed);
+      if (current.status !== "failed" && !(age > spec.install.timeout.toMilliseconds())) {
+        throw new TransientHelmError({
+          kind: "transient",
+          reason: `release is ${current.status} since ${current.lastDeployed}; waiting for the other operation to finish or to go stale (after ${spec.install.timeout})`,
+          command: ["helm", "status", spec.releaseName, "--namespace", spec.namespace],
+          exitCode: undefined,
+          stderr: "",
+        });
+      }
+      await recover(runner, spec, current, n, report);
+      continue;
+    }
+    throw new HelmHandoffError(
+      "RELEASE_STATE_UNSUPPORTED",
+      `release ${where} is in state "${current.status}" (revision ${current.revision}), which helm-handoff does not recover automatically: inspect it with "helm history ${spec.releaseName} -n ${spec.namespace}"`,
+    );
+  }
+  throw new TransientHelmError({
+    kind: "transient",
+    reason: `release ${where} kept changing state during recovery`,
+    command: ["helm", "status", spec.releaseName, "--namespace", spec.namespace],
+    exitCode: undefined,
+    stderr: "",
+  });
+}
+
+async function install(
+  runner: HelmRunner,
+  spec: ResolvedSpec,
+  n: number,
+  report: (e: ProgressEvent) => void,
+): Promise<AttemptResult> {
+  const where = `${spec.namespace}/${spec.releaseName}`;
+  report({
+    phase: "installing",
+    attempt: n,
+    message: `installing ${where} (attempt ${n}, timeout ${spec.install.timeout})`,
+  });
+  try {
+    const release = await runner.install(spec);
+    return { release, action: "installed" };
+  } catch (error) {
+    // "cannot re-use a name": someone else installed it meanwhile; the next attempt looks again.
+    if (!(error instanceof HelmError && error.kind === "state")) {
+      await cleanupPartialInstall(runner, spec, n, report, error);
+    }
+    throw error;
+  }
+}
+
+/** Uninstalls what a failed install left (a release that never reached `deployed`). Best effort. */
+async function cleanupPartialInstall(
+  runner: HelmRunner,
+  spec: ResolvedSpec,
+  n: number,
+  report: (e: ProgressEvent) => void,
+  cause: unknown,
+): Promise<void> {
+  const where = `${spec.namespace}/${spec.releaseName}`;
+  try {
+    const left = await runner.status(spec.releaseName, spec.namespace);
+    if (left === undefined || left.status === "deployed") return;
+    const history = await runner.history(spec.releaseName, spec.namespace);
+    if (history.some((r) => r.status === "deployed" || r.status === "superseded")) return;
+    report({
+      phase: "recovering",
+      attempt: n,
+      message: `install of ${where} failed; uninstalling the partial release (${left.status})`,
+      lastError: cause instanceof Error ? cause.message.split("\n")[0] : String(cause),
+    });
+    await runner.uninstall(spec.releaseName, spec.namespace, { wait: true, timeout: spec.install.timeout });
+  } catch (e) {
+    report({
+      phase: "recovering",
+      attempt: n,
+      message: `could not clean up the partial release ${where}: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`,
+    });
+  }
+}
+
+async function recover(
+  runner: HelmRunner,
+  spec: ResolvedSpec,
+  current: ReleaseInfo,
+  n: number,
+  report: (e: ProgressEvent) => void,
+): Promise<void> {
+  const where = `${spec.namespace}/${spec.releaseName}`;
+  const history = await runner.history(spec.releaseName, spec.namespace);
+  const good = lastGood(history, current.revision);
+  if (good !== undefined) {
+    report({
+      phase: "recovering",
+      attempt: n,
+      message: `release ${where} is ${current.status} (revision ${current.revision}); rolling back to revision ${good.revision}`,
+    });
+    await runner.rollback(spec.releaseName, spec.namespace, good.revision, {
+      wait: spec.install.wait,
+      timeout: spec.install.timeout,
+    });
+    return;
+  }
+  report({
+    phase: "recovering",
+    attempt: n,
+    message: `release ${where} is ${current.status} and was never deployed; uninstalling it before installing again`,
+  });
+  await runner.uninstall(spec.releaseName, spec.namespace, { wait: true, timeout: spec.install.timeout });
+}
+
+function lastGood(history: readonly ReleaseRevision[], current: number): ReleaseRevision | undefined {
+  return [...history]
+    .filter((r) => r.revision !== current && (r.status === "deployed" || r.status === "superseded"))
+    .sort((a, b) => b.revision - a.revision)[0];
+}
+
+/** What differs between the spec and a deployed release (Reconcile): chart name, exact version, values. */
+async function differences(runner: HelmRunner, spec: ResolvedSpec, current: ReleaseInfo): Promise<string[]> {
+  const why: string[] = [];
+  const want = desiredChart(spec);
+  if (want.name !== undefined && want.name !== current.chartName) why.push("chart");
+  if (want.version !== undefined && want.version !== current.chartVersion) why.push("chart version");
+  const live = await runner.getValues(spec.releaseName, spec.namespace);
+  if (valuesDigest(live) !== valuesDigest(desiredValues(spec))) why.push("values");
+  return why;
+}
+
+const EXACT_SEMVER = /^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+
+/**
+ * The chart name and exact version the spec asks for. A version range cannot be compared without
+ * asking the repository, so a range only triggers an upgrade through a name or values change.
+ */
+function desiredChart(spec: ResolvedSpec): { name: string | undefined; version: string | undefined } {
+  const c = spec.chart;
+  if (c.kind !== "path") {
+    return {
+      name: c.name,
+      version:
+        c.version !== undefined && EXACT_SEMVER.test(c.version) ? c.version.replace(/^v/, "") : undefined,
+    };
+  }
+  try {
+    if (!statSync(c.path).isDirectory()) return { name: undefined, version: undefined };
+    const meta = parseYaml(readFileSync(join(c.path, "Chart.yaml"), "utf8")) as {
+      name?: unknown;
+      version?: unknown;
+    };
+    return {
+      name: typeof meta.name === "string" ? meta.name : undefined,
+      version: typeof meta.version === "string" ? meta.version : undefined,
+    };
+  } catch {
+    return { name: undefined, version: undefined };
+  }
+}
+
+/** The values helm would record as user-supplied: value files merged in order, then `values`. */
+export function desiredValues(spec: ResolvedSpec): Record<string, unknown> {
+  return mergeValues(readValueFiles(spec.valueFiles), spec.values);
+}
+
+/** Options of {@link removeRelease}. */
+export interface RemoveReleaseOptions {
+  /** Receives progress. @default - nothing is reported */
+  readonly onProgress?: (event: ProgressEvent) => void;
+  /** Wait until the resources are gone. @default - true */
+  readonly wait?: boolean;
+  /** Timeout of one uninstall. @default - 5 minutes */
+  readonly timeout?: Duration;
+  /** Overall deadline for transient failures. @default - 5 minutes */
+  readonly deadline?: Duration;
+  /** Cancels waits between attempts. @default - not cancellable */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Uninstalls a release (Reconcile delete). A release that does not exist counts as done.
+ * Transient failures are retried until the deadline.
+ * @returns whether the release existed
+ */
+export async function removeRelease(
+  runner: HelmRunner,
+  releaseName: string,
+  namespace: string,
+  options: RemoveReleaseOptions = {},
+): Promise<boolean> {
+  const where = `${namespace}/${releaseName}`;
+  const timeout = options.timeout ?? Duration.minutes(5);
+  const existed = await retry(
+    async (n) => {
+      options.onProgress?.({ phase: "uninstalling", attempt: n, message: `uninstalling ${where}` });
+      return runner.uninstall(releaseName, namespace, { wait: options.wait ?? true, timeout });
+    },
+    {
+      deadline: options.deadline ?? Duration.minutes(5),
+      minBackoff: Duration.seconds(1),
+      maxBackoff: Duration.seconds(15),
+      isRetryable: isRetryableFailure,
+      what: `uninstall of release ${where}`,
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      onRetry: (info) => {
+        const msg =
+          info.error instanceof Error ? (info.error.message.split("\n")[0] ?? "") : String(info.error);
+        options.onProgress?.({
+          phase: "retrying",
+          attempt: info.attempt,
+          message: `uninstall failed (${msg}); retrying in ${info.delay}`,
+          lastError: msg,
+        });
+      },
+    },
+  );
+  options.onProgress?.({
+    phase: "done",
+    attempt: 0,
+    message: existed ? `uninstalled ${where}` : `release ${where} was not installed; nothing to do`,
+  });
+  return existed;
+}

@@ -1,0 +1,181 @@
+/**
+ * Reading the parts of a kubeconfig helm-handoff needs (server, CA, credentials of one context),
+ * without a cluster call.
+ *
+ * @module
+ */
+import { X509Certificate } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { parse as parseYaml } from "yaml";
+import { SpecError } from "./errors.js";
+
+/** One context of a kubeconfig, resolved. */
+export interface KubeconfigTarget {
+  /** Context name. */
+  readonly context: string;
+  /** Cluster name. */
+  readonly cluster: string;
+  /** API server URL, normalized (no trailing slash). */
+  readonly server: string;
+  /** DER of the first CA certificate, if the cluster names one. */
+  readonly caDer: Buffer | undefined;
+  /** PEM of the CA bundle, if any. */
+  readonly caPem: string | undefined;
+  /** `insecure-skip-tls-verify` of the cluster. */
+  readonly insecureSkipTlsVerify: boolean;
+  /** `tls-server-name` of the cluster, if any. */
+  readonly tlsServerName: string | undefined;
+  /** Client certificate (PEM), if any. */
+  readonly clientCert: string | undefined;
+  /** Client key (PEM), if any. */
+  readonly clientKey: string | undefined;
+  /** Bearer token (from `token` or `tokenFile`), if any. */
+  readonly token: string | undefined;
+  /** Basic-auth user and password, if any. */
+  readonly basicAuth: { readonly username: string; readonly password: string } | undefined;
+  /** True when the user authenticates with `exec` or `auth-provider`, which helm-handoff does not run itself. */
+  readonly externalAuth: boolean;
+}
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function named(list: unknown, name: string, key: string): Obj | undefined {
+  if (!Array.isArray(list)) return undefined;
+  for (const item of list) {
+    if (isObj(item) && item.name === name && isObj(item[key])) return item[key] as Obj;
+  }
+  return undefined;
+}
+
+function dataOrFile(section: Obj, dataKey: string, fileKey: string, field: string): Buffer | undefined {
+  const data = section[dataKey];
+  if (typeof data === "string" && data !== "") return Buffer.from(data, "base64");
+  const file = section[fileKey];
+  if (typeof file === "string" && file !== "") {
+    try {
+      return readFileSync(file);
+    } catch (e) {
+      throw new SpecError(
+        "kubeconfig",
+        `kubeconfig ${field} ${fileKey} ${JSON.stringify(file)} cannot be read (${(e as NodeJS.ErrnoException).code ?? "error"}): embed it as ${dataKey} or fix the path`,
+      );
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Resolves one context of a kubeconfig (its `current-context` unless `context` is given).
+ * @throws SpecError (field `kubeconfig`) when the text is not a kubeconfig or the context, cluster or server is missing
+ */
+export function readKubeconfig(
+  kubeconfig: string,
+  options: { readonly context?: string } = {},
+): KubeconfigTarget {
+  let doc: unknown;
+  try {
+    doc = parseYaml(kubeconfig);
+  } catch (e) {
+    throw new SpecError("kubeconfig", `kubeconfig is not valid YAML: ${(e as Error).message.split("\n")[0]}`);
+  }
+  if (!isObj(doc)) {
+    throw new SpecError(
+      "kubeconfig",
+      "kubeconfig is invalid: must be a YAML mapping with clusters, contexts and users (kind: Config)",
+    );
+  }
+  const contextName =
+    options.context ?? (typeof doc["current-context"] === "string" ? doc["current-context"] : "");
+  if (contextName === "") {
+    throw new SpecError(
+      "kubeconfig",
+      "kubeconfig has no current-context: set current-context in the kubeconfig or pass the context option",
+    );
+  }
+  const ctx = named(doc.contexts, contextName, "context");
+  if (ctx === undefined) {
+    throw new SpecError(
+      "kubeconfig",
+      `kubeconfig context ${JSON.stringify(contextName)} is not defined in contexts`,
+    );
+  }
+  const clusterName = typeof ctx.cluster === "string" ? ctx.cluster : "";
+  const cluster = named(doc.clusters, clusterName, "cluster");
+  if (cluster === undefined) {
+    throw new SpecError(
+      "kubeconfig",
+      `kubeconfig cluster ${JSON.stringify(clusterName)} (of context ${JSON.stringify(contextName)}) is not defined in clusters`,
+    );
+  }
+  const rawServer = cluster.server;
+  let server: string;
+  try {
+    if (typeof rawServer !== "string" || rawServer === "") throw new Error("missing");
+    const u = new URL(rawServer);
+    server = `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, "")}`;
+  } catch {
+    throw new SpecError(
+      "kubeconfig",
+      `kubeconfig cluster ${JSON.stringify(clusterName)} has no valid server URL (got ${JSON.stringify(rawServer ?? null)}): set clusters[].cluster.server, e.g. "https://127.0.0.1:6443"`,
+    );
+  }
+  const caRaw = dataOrFile(
+    cluster,
+    "certificate-authority-data",
+    "certificate-authority",
+    `cluster ${JSON.stringify(clusterName)}`,
+  );
+  let caDer: Buffer | undefined;
+  let caPem: string | undefined;
+  if (caRaw !== undefined) {
+    const text = caRaw.toString("utf8");
+    try {
+      const cert = text.includes("-----BEGIN") ? new X509Certificate(text) : new X509Certificate(caRaw);
+      caDer = cert.raw;
+      caPem = text.includes("-----BEGIN") ? text : cert.toString();
+    } catch {
+      throw new SpecError(
+        "kubeconfig",
+        `kubeconfig cluster ${JSON.stringify(clusterName)} has a certificate authority that is not a PEM or DER certificate`,
+      );
+    }
+  }
+  const userName = typeof ctx.user === "string" ? ctx.user : "";
+  const user = named(doc.users, userName, "user") ?? {};
+  const who = `user ${JSON.stringify(userName)}`;
+  const cert = dataOrFile(user, "client-certificate-data", "client-certificate", who);
+  const key = dataOrFile(user, "client-key-data", "client-key", who);
+  let token = typeof user.token === "string" && user.token !== "" ? user.token : undefined;
+  if (token === undefined && typeof user.tokenFile === "string") {
+    try {
+      token = readFileSync(user.tokenFile, "utf8").trim();
+    } catch {
+      throw new SpecError(
+        "kubeconfig",
+        `kubeconfig ${who} tokenFile ${JSON.stringify(user.tokenFile)} cannot be read`,
+      );
+    }
+  }
+  const basicAuth =
+    typeof user.username === "string" && typeof user.password === "string"
+      ? { username: user.username, password: user.password }
+      : undefined;
+  return {
+    context: contextName,
+    cluster: clusterName,
+    server,
+    caDer,
+    caPem,
+    insecureSkipTlsVerify: cluster["insecure-skip-tls-verify"] === true,
+    tlsServerName: typeof cluster["tls-server-name"] === "string" ? cluster["tls-server-name"] : undefined,
+    clientCert: cert?.toString("utf8"),
+    clientKey: key?.toString("utf8"),
+    token,
+    basicAuth,
+    externalAuth: user.exec !== undefined || user["auth-provider"] !== undefined,
+  };
+}

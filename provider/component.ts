@@ -1,0 +1,167 @@
+/**
+ * `ClusterAddon`: installs a Helm chart once into a cluster from a Pulumi
+ * program, then either steps aside (ApplyOnce) or keeps it in line (Reconcile).
+ *
+ * @module
+ */
+import * as pulumi from "@pulumi/pulumi";
+import {
+  type AddonSpecInput,
+  type ChartSource,
+  type HandoffRecord,
+  type InstallOptionsInput,
+  type RetryPolicyInput,
+  type Strategy,
+  clusterIdentityFromKubeconfig,
+  digestOf,
+  readValueFiles,
+  validateSpec,
+} from "../core/index.js";
+import { AddonRelease } from "./resource.js";
+import { APPLY_ONCE_IGNORED_KEYS, type ReleaseStatus, SECRET_KEYS, type StoredSpec } from "./state.js";
+
+/** Arguments of {@link ClusterAddon}. The chart, values and options are the shared add-on spec of `helm-handoff`. */
+export interface ClusterAddonArgs {
+  /** kubeconfig content of the target cluster. Kept secret end to end. */
+  readonly kubeconfig: pulumi.Input<string>;
+  /**
+   * Explicit cluster identity. When it changes, the add-on is installed on the (new) cluster.
+   * @default - derived from the kubeconfig's API server URL and CA fingerprint, without a cluster call;
+   * rotated credentials keep the identity.
+   */
+  readonly clusterId?: pulumi.Input<string>;
+  /** Chart reference: `{ repo, name, version }` (https:// or oci://) or `{ path }`. */
+  readonly chart: pulumi.Input<ChartSource>;
+  /**
+   * Helm release name (at most 53 characters, lowercase DNS-1123).
+   * @default - the resource name
+   */
+  readonly releaseName?: string;
+  /**
+   * Namespace of the release.
+   * @default "default"
+   */
+  readonly namespace?: pulumi.Input<string>;
+  /**
+   * Create the namespace when it does not exist (`helm install --create-namespace`).
+   * @default false
+   */
+  readonly createNamespace?: boolean;
+  /**
+   * Chart values. Kept secret in state, argv and logs.
+   * @default - the chart's defaults
+   */
+  readonly values?: pulumi.Input<Record<string, unknown>>;
+  /**
+   * Values files read at program run, merged before `values` (later files win).
+   * @default - none
+   */
+  readonly valueFiles?: readonly string[];
+  /**
+   * Install options (wait, waitForJobs, per-attempt timeout, skipCrds, disableHooks, description).
+   * @default - wait for resources to be ready, 5 minute attempts
+   */
+  readonly install?: InstallOptionsInput;
+  /**
+   * Retry policy of the first install: overall deadline and backoff bounds.
+   * @default - 15 minute deadline, backoff 2s to 30s
+   */
+  readonly retry?: RetryPolicyInput;
+  /**
+   * `ApplyOnce`: install once, then never touch the release again (no upgrade, no drift
+   * correction, no uninstall). `Reconcile`: upgrade on change, revert drift, uninstall on delete.
+   * @default "ApplyOnce"
+   */
+  readonly strategy?: Strategy;
+}
+
+/** A Helm add-on bootstrapped into a cluster, then handed off to the cluster's GitOps. */
+export class ClusterAddon extends pulumi.ComponentResource {
+  /** Release status after the last helm call: revision, status, chart, versions, attempts, adopted. */
+  public readonly status: pulumi.Output<ReleaseStatus>;
+  /** The cluster identity the release was installed on. */
+  public readonly clusterId: pulumi.Output<string>;
+  /** The handoff record, JSON-serializable, for stack exports and the GitOps side. */
+  public readonly handoff: pulumi.Output<HandoffRecord>;
+
+  /**
+   * @param name - resource name, also the default release name
+   * @param args - the add-on
+   * @param opts - component options; `retainOnDelete` and `ignoreChanges` are set on the release by strategy
+   */
+  public constructor(name: string, args: ClusterAddonArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("helm-handoff:index:ClusterAddon", name, {}, opts);
+    const releaseName = args.releaseName ?? name;
+    const strategy: Strategy = args.strategy ?? "ApplyOnce";
+    // Fail at construction on everything known now (strategy, release name, value files).
+    validateSpec({
+      chart: { path: "." },
+      releaseName,
+      strategy,
+      createNamespace: args.createNamespace,
+      install: args.install,
+      retry: args.retry,
+      valueFiles: args.valueFiles,
+    } satisfies AddonSpecInput);
+    const fileValues = readValueFiles(args.valueFiles ?? []);
+
+    const kubeconfig = pulumi.secret(args.kubeconfig);
+    const identity = pulumi.all([kubeconfig, args.clusterId]).apply(([kc, explicit]) => {
+      const derived = clusterIdentityFromKubeconfig(kc);
+      return { clusterId: explicit ?? derived.clusterId, server: derived.server };
+    });
+    const chart = pulumi.output(args.chart);
+    const values = pulumi.secret(
+      pulumi.output(args.values ?? {}).apply((v) => ({ ...fileValues, ...(v as Record<string, unknown>) })),
+    );
+    const namespace = pulumi.output(args.namespace ?? "default");
+    const spec = chart.apply(
+      (c): StoredSpec => ({
+        chart: "path" in c ? { path: c.path } : withoutPassword(c),
+        createNamespace: args.createNamespace ?? false,
+        install: args.install ?? {},
+        retry: args.retry ?? {},
+      }),
+    );
+    const chartPassword = pulumi.secret(chart.apply((c) => ("password" in c ? (c.password ?? "") : "")));
+    const desiredDigest = pulumi.unsecret(
+      pulumi
+        .all([spec, values, namespace, chartPassword])
+        .apply(([s, v, ns, pw]) => digestOf({ s, v, ns, releaseName, pw })),
+    );
+
+    const release = new AddonRelease(
+      name,
+      {
+        kubeconfig,
+        clusterId: identity.clusterId,
+        clusterServer: identity.server,
+        strategy,
+        releaseName,
+        namespace,
+        spec,
+        values,
+        chartPassword,
+        desiredDigest,
+      },
+      {
+        parent: this,
+        additionalSecretOutputs: [...SECRET_KEYS],
+        // ApplyOnce is enforced by the engine first: spec inputs are frozen and
+        // delete is skipped. The identity, strategy and provider stay compared.
+        ...(strategy === "ApplyOnce"
+          ? { ignoreChanges: [...APPLY_ONCE_IGNORED_KEYS], retainOnDelete: true }
+          : { deleteBeforeReplace: false }),
+      },
+    );
+    this.status = release.status;
+    this.clusterId = release.clusterId;
+    this.handoff = release.handoff;
+    this.registerOutputs({ status: this.status, clusterId: this.clusterId, handoff: this.handoff });
+  }
+}
+
+function withoutPassword(c: Extract<ChartSource, { readonly repo: string }>): StoredSpec["chart"] {
+  const { password: _password, ...rest } = c;
+  return rest;
+}

@@ -1,0 +1,206 @@
+/**
+ * The dynamic provider's implementation, loaded by the thin serialized provider
+ * (see resource.ts) at call time as `helm-handoff/pulumi/dynamic`.
+ *
+ * Contract kept here (Pulumi's dynamic providers):
+ * - a failed create leaves nothing installed and throws (nothing is recorded);
+ * - a failed delete throws, so the release is still recorded as existing;
+ * - ApplyOnce never calls helm after the first success: diff reports no change,
+ *   update and delete are no-ops, read returns the state as it is.
+ *
+ * Progress goes to stderr as plain lines: the engine passes those through to
+ * `pulumi up`'s output, structured `pulumi.log` does not flow from here.
+ *
+ * @module
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import {
+  type AddonSpec,
+  HelmRunner,
+  SpecError,
+  digestOf,
+  ensureRelease,
+  makeHandoffRecord,
+  removeRelease,
+  validateSpec,
+  valuesDigest,
+} from "../core/index.js";
+import type { ReleaseInfo } from "../core/index.js";
+import { progressLine } from "./progress.js";
+import { type ReleaseInputs, type ReleaseOutputs, type ReleaseStatus, releaseId } from "./state.js";
+
+type Inputs = ReleaseInputs & Record<string, unknown>;
+type Outputs = ReleaseOutputs & Record<string, unknown>;
+
+/** The add-on spec the core understands, rebuilt from the stored inputs. */
+function toSpec(inputs: ReleaseInputs): AddonSpec {
+  const chart =
+    "path" in inputs.spec.chart
+      ? inputs.spec.chart
+      : { ...inputs.spec.chart, ...(inputs.chartPassword ? { password: inputs.chartPassword } : {}) };
+  return {
+    chart,
+    releaseName: inputs.releaseName,
+    namespace: inputs.namespace,
+    createNamespace: inputs.spec.createNamespace,
+    values: inputs.values,
+    install: inputs.spec.install,
+    retry: inputs.spec.retry,
+    strategy: inputs.strategy,
+  };
+}
+
+/** Validates the inputs without touching a cluster; failures name the property. */
+export async function check(_olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult> {
+  try {
+    validateSpec(toSpec(news));
+  } catch (err) {
+    if (err instanceof SpecError) {
+      return { failures: [{ property: err.field.split(".")[0] ?? err.field, reason: err.message }] };
+    }
+    throw err;
+  }
+  return { inputs: news };
+}
+
+/** Decides what a change means, by strategy. */
+export async function diff(_id: string, olds: Outputs, news: Inputs): Promise<pulumi.dynamic.DiffResult> {
+  const replaces: string[] = [];
+  if (olds.clusterId !== news.clusterId) replaces.push("clusterId");
+  if (replaces.length > 0) {
+    return { changes: true, replaces, deleteBeforeReplace: false };
+  }
+  const strategyChanged = olds.strategy !== news.strategy;
+  if (news.strategy === "ApplyOnce") {
+    if (olds.desiredDigest !== news.desiredDigest) {
+      progressLine(
+        news.releaseName,
+        `ApplyOnce: the spec changed but is ignored after handoff (release ${olds.namespace}/${olds.releaseName}, revision ${olds.status.revision})`,
+      );
+    }
+    // Reconcile -> ApplyOnce records the handoff (no helm call); anything else is a no-op.
+    return strategyChanged ? { changes: true, replaces: [] } : { changes: false };
+  }
+  // Reconcile: compare the desired spec with what the release runs (after refresh: live values).
+  const desired = toSpec(news);
+  const changed =
+    strategyChanged ||
+    olds.releaseName !== news.releaseName ||
+    olds.namespace !== news.namespace ||
+    olds.desiredDigest !== news.desiredDigest ||
+    olds.liveValuesDigest !== valuesDigest(desired.values ?? {}) ||
+    ("version" in desired.chart && desired.chart.version !== undefined && olds.liveChartVersion !== desired.chart.version);
+  const renamed = olds.releaseName !== news.releaseName || olds.namespace !== news.namespace;
+  return { changes: changed, replaces: renamed ? ["releaseName"] : [], deleteBeforeReplace: false };
+}
+
+function statusOf(release: ReleaseInfo, attempts: number, adopted: boolean): ReleaseStatus {
+  return {
+    revision: release.revision,
+    status: release.status,
+    chart: release.chartName,
+    chartVersion: release.chartVersion,
+    appVersion: release.appVersion,
+    firstDeployed: release.firstDeployed,
+    lastDeployed: release.lastDeployed,
+    attempts,
+    adopted,
+  };
+}
+
+function outputsOf(inputs: ReleaseInputs, status: ReleaseStatus, liveValues: Record<string, unknown>): ReleaseOutputs {
+  const spec = toSpec(inputs);
+  return {
+    ...inputs,
+    status,
+    liveValuesDigest: valuesDigest(liveValues),
+    liveChartVersion: status.chartVersion,
+    handoff: makeHandoffRecord({
+      clusterId: inputs.clusterId,
+      server: inputs.clusterServer,
+      releaseName: inputs.releaseName,
+      namespace: inputs.namespace,
+      chart: spec.chart,
+      chartVersion: status.chartVersion,
+      values: inputs.values,
+      revision: status.revision,
+      strategy: inputs.strategy,
+      installedAt: status.lastDeployed,
+      adopted: status.adopted,
+    }),
+  };
+}
+
+function runnerFor(inputs: ReleaseInputs): HelmRunner {
+  const secrets = [inputs.kubeconfig, inputs.chartPassword].filter((s) => s.length > 0);
+  return new HelmRunner({
+    kubeconfig: inputs.kubeconfig,
+    secrets,
+    onOutput: (line) => progressLine(inputs.releaseName, line),
+  });
+}
+
+/** Installs the release (retrying transient failures until the deadline), or adopts it. */
+export async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
+  const spec = validateSpec(toSpec(inputs));
+  const runner = runnerFor(inputs);
+  const result = await ensureRelease(runner, spec, {
+    onProgress: (p) => progressLine(inputs.releaseName, p.message),
+  });
+  const status = statusOf(result.release, result.attempts, result.adopted);
+  progressLine(
+    inputs.releaseName,
+    `${result.adopted ? "adopted" : "installed"} ${inputs.namespace}/${inputs.releaseName} revision ${status.revision} (${status.status}) after ${result.attempts} attempt(s)`,
+  );
+  return { id: releaseId(inputs), outs: outputsOf(inputs, status, inputs.values) };
+}
+
+/** Refresh. ApplyOnce: no cluster call. Reconcile: reads the live release (drift shows in the next diff). */
+export async function read(id: string, props?: Outputs): Promise<pulumi.dynamic.ReadResult> {
+  if (!props || props.strategy === "ApplyOnce") return { id, props: props ?? {} };
+  const runner = runnerFor(props);
+  const live = await runner.status(props.releaseName, props.namespace);
+  if (!live) {
+    progressLine(props.releaseName, "Reconcile: release not found on refresh; the next up reinstalls it");
+    return {};
+  }
+  const liveValues = await runner.getValues(props.releaseName, props.namespace);
+  return {
+    id,
+    props: {
+      ...props,
+      status: statusOf(live, props.status.attempts, props.status.adopted),
+      liveValuesDigest: valuesDigest(liveValues),
+      liveChartVersion: live.chartVersion,
+    },
+  };
+}
+
+/** ApplyOnce: records the new inputs (handoff), no helm call. Reconcile: upgrades to the spec. */
+export async function update(_id: string, olds: Outputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult> {
+  if (news.strategy === "ApplyOnce") {
+    progressLine(news.releaseName, "ApplyOnce: handed off; no helm call");
+    const kept = { ...olds.status };
+    return { outs: outputsOf({ ...news }, kept, news.values) };
+  }
+  const spec = validateSpec(toSpec(news));
+  const runner = runnerFor(news);
+  const result = await ensureRelease(runner, spec, {
+    onProgress: (p) => progressLine(news.releaseName, p.message),
+  });
+  const status = statusOf(result.release, olds.status.attempts, olds.status.adopted);
+  return { outs: outputsOf(news, status, news.values) };
+}
+
+/** ApplyOnce: no-op, no cluster call. Reconcile: `helm uninstall` (not found counts as done). */
+export async function remove(_id: string, props: Outputs): Promise<void> {
+  if (props.strategy === "ApplyOnce") {
+    progressLine(props.releaseName, "ApplyOnce: the release stays on the cluster (no helm call)");
+    return;
+  }
+  await removeRelease(runnerFor(props), props.releaseName, props.namespace, {
+    onProgress: (p) => progressLine(props.releaseName, p.message),
+  });
+}
+
+export { digestOf };

@@ -1,0 +1,82 @@
+/**
+ * The shape of an add-on release as the Pulumi engine stores it: the inputs of
+ * the dynamic resource, and its outputs (inputs plus what the install found).
+ *
+ * Everything delete and refresh need is in the outputs, since the engine hands
+ * those methods nothing else.
+ *
+ * @module
+ */
+import type { ChartSource, HandoffRecord, InstallOptionsInput, RetryPolicyInput, Strategy } from "../core/index.js";
+
+/** The chart reference as stored: the repository password lives in {@link ReleaseInputs.chartPassword}. */
+export type StoredChartSource =
+  | Omit<Extract<ChartSource, { readonly repo: string }>, "password">
+  | Extract<ChartSource, { readonly path: string }>;
+
+/** The part of the spec that ApplyOnce freezes after the first install (engine `ignoreChanges`). */
+export interface StoredSpec {
+  readonly chart: StoredChartSource;
+  readonly createNamespace: boolean;
+  readonly install: InstallOptionsInput;
+  readonly retry: RetryPolicyInput;
+}
+
+/** Inputs of the dynamic resource. Keys listed in {@link SECRET_KEYS} are secrets. */
+export interface ReleaseInputs {
+  /** kubeconfig content (secret). */
+  readonly kubeconfig: string;
+  /** Cluster identity: explicit, or derived from the kubeconfig's server and CA without a cluster call. */
+  readonly clusterId: string;
+  /** API server URL from the kubeconfig, for the handoff record. */
+  readonly clusterServer: string;
+  readonly strategy: Strategy;
+  readonly releaseName: string;
+  readonly namespace: string;
+  readonly spec: StoredSpec;
+  /** Chart values merged from value files and `values` (secret). */
+  readonly values: Record<string, unknown>;
+  /** Chart repository password (secret); empty string when none. */
+  readonly chartPassword: string;
+  /**
+   * Digest of everything the program asks for. Never ignored, so a change the
+   * engine hides from ApplyOnce can still be reported as ignored in preview.
+   */
+  readonly desiredDigest: string;
+}
+
+/** What the release looked like after the last helm call (or refresh). */
+export interface ReleaseStatus {
+  readonly revision: number;
+  readonly status: string;
+  readonly chart: string;
+  readonly chartVersion: string;
+  readonly appVersion: string;
+  readonly firstDeployed: string;
+  readonly lastDeployed: string;
+  /** Install attempts the create needed (1 when the first one succeeded). */
+  readonly attempts: number;
+  /** True when create found the release already deployed and took it over without an upgrade. */
+  readonly adopted: boolean;
+}
+
+/** Outputs of the dynamic resource. */
+export interface ReleaseOutputs extends ReleaseInputs {
+  readonly status: ReleaseStatus;
+  readonly handoff: HandoffRecord;
+  /** Digest of the values the live release runs with, as last read (Reconcile drift detection). */
+  readonly liveValuesDigest: string;
+  /** Chart version the live release runs, as last read. */
+  readonly liveChartVersion: string;
+}
+
+/** Input keys that hold secrets; also passed as `additionalSecretOutputs`. */
+export const SECRET_KEYS = ["kubeconfig", "values", "chartPassword"] as const;
+
+/** Input keys ApplyOnce freezes with the engine's own `ignoreChanges` (never `"*"`). */
+export const APPLY_ONCE_IGNORED_KEYS = ["spec", "values", "chartPassword", "releaseName", "namespace"] as const;
+
+/** The resource id: cluster, namespace and release name. */
+export function releaseId(inputs: Pick<ReleaseInputs, "clusterId" | "namespace" | "releaseName">): string {
+  return `${inputs.clusterId}/${inputs.namespace}/${inputs.releaseName}`;
+}

@@ -1,0 +1,118 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { makeHelmError } from "../core/errors.js";
+import type { HelmRunner, ReleaseInfo } from "../core/helm.js";
+import { ensureRelease, type ProgressEvent } from "../core/install.js";
+import { validateSpec } from "../core/spec.js";
+
+function release(status: string, revision = 1): ReleaseInfo {
+  return {
+    name: "x",
+    namespace: "default",
+    revision,
+    status,
+    chartName: "tiny",
+    chartVersion: "0.1.0",
+    appVersion: "1.0.0",
+    firstDeployed: "2024-01-01T00:00:00Z",
+    lastDeployed: "2024-01-01T00:00:00Z",
+    description: "",
+  };
+}
+
+/** A scripted fake of the runner (no kubeconfig: the /readyz wait is skipped). */
+function fakeRunner(script: { status: (ReleaseInfo | undefined)[]; install: (() => ReleaseInfo)[] }) {
+  const calls: string[] = [];
+  const runner = {
+    kubeconfig: undefined,
+    redact: (s: string) => s,
+    status: async () => {
+      calls.push("status");
+      return script.status.length > 1 ? script.status.shift() : script.status[0];
+    },
+    install: async () => {
+      calls.push("install");
+      const next = script.install.shift();
+      if (next === undefined) throw new Error("unexpected install");
+      return next();
+    },
+    history: async () => {
+      calls.push("history");
+      return [];
+    },
+    uninstall: async () => {
+      calls.push("uninstall");
+      return true;
+    },
+    upgrade: async () => {
+      calls.push("upgrade");
+      return release("deployed", 2);
+    },
+    getValues: async () => ({}),
+    rollback: async () => {
+      calls.push("rollback");
+    },
+  };
+  return { runner: runner as unknown as HelmRunner, calls };
+}
+
+const failure = (kind: "transient" | "permanent", stderr: string) => () => {
+  throw makeHelmError({ kind, reason: kind, command: ["helm", "install"], exitCode: 1, stderr });
+};
+
+const spec = validateSpec({
+  chart: { repo: "https://charts.example.org", name: "tiny", version: "0.1.0" },
+  releaseName: "x",
+  retry: { deadline: "5m", minBackoff: "10ms", maxBackoff: "20ms" },
+});
+
+test("ApplyOnce adopts a deployed release without upgrading it", async () => {
+  const { runner, calls } = fakeRunner({ status: [release("deployed", 4)], install: [] });
+  const result = await ensureRelease(runner, spec);
+  assert.equal(result.adopted, true);
+  assert.equal(result.action, "adopted");
+  assert.equal(result.release.revision, 4);
+  assert.deepEqual(calls, ["status"]);
+});
+
+test("a transient install failure is cleaned up and retried", async () => {
+  const { runner, calls } = fakeRunner({
+    status: [undefined, release("failed"), undefined],
+    install: [
+      failure("transient", "Error: INSTALLATION FAILED: connection refused"),
+      () => release("deployed"),
+    ],
+  });
+  const phases: string[] = [];
+  const result = await ensureRelease(runner, spec, {
+    onProgress: (e: ProgressEvent) => phases.push(e.phase),
+  });
+  assert.equal(result.attempts, 2);
+  assert.equal(result.action, "installed");
+  assert.deepEqual(calls, ["status", "install", "status", "history", "uninstall", "status", "install"]);
+  assert.deepEqual(phases, ["installing", "recovering", "retrying", "installing", "done"]);
+});
+
+test("a permanent install failure fails at once and leaves nothing installed", async () => {
+  const { runner, calls } = fakeRunner({
+    status: [undefined, release("failed"), undefined],
+    install: [
+      failure(
+        "permanent",
+        "Error: INSTALLATION FAILED: values don't meet the specifications of the schema(s)",
+      ),
+    ],
+  });
+  await assert.rejects(ensureRelease(runner, spec), { name: "PermanentHelmError" });
+  assert.deepEqual(calls, ["status", "install", "status", "history", "uninstall"]);
+});
+
+test("a failed release that was never deployed is uninstalled before installing", async () => {
+  const { runner, calls } = fakeRunner({
+    status: [release("failed"), undefined],
+    install: [() => release("deployed")],
+  });
+  const result = await ensureRelease(runner, spec);
+  assert.equal(result.action, "installed");
+  assert.deepEqual(calls, ["status", "history", "uninstall", "status", "install"]);
+});

@@ -1,0 +1,94 @@
+/**
+ * Runs inline Pulumi programs on the real engine (Automation API) with a local
+ * `file://` backend, offline, with the toolchain's CLI and plugins.
+ */
+import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as automation from "@pulumi/pulumi/automation/index.js";
+import { toolchainBinDir } from "../../local-cluster/index.js";
+
+/** The repository root (where package.json and node_modules are). */
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+
+/** A stack of an inline program, with its backend and captured engine output. */
+export interface TestStack {
+  readonly stack: automation.Stack;
+  readonly backendDir: string;
+  /** Everything the engine printed (stdout and stderr of every operation so far). */
+  output(): string;
+  up(): Promise<automation.UpResult>;
+  preview(): Promise<automation.PreviewResult>;
+  refresh(): Promise<automation.RefreshResult>;
+  destroy(): Promise<automation.DestroyResult>;
+  /** The raw checkpoint file(s) of the backend, for secret scans. */
+  stateText(): Promise<string>;
+  /** Removes the stack's backend and work dirs (the cluster is untouched). */
+  dispose(): Promise<void>;
+}
+
+/** Options of {@link testStack}. */
+export interface TestStackOptions {
+  /** Program run by every `up`/`preview`; replace with {@link TestStack.stack} `.workspace.program = ...`. */
+  readonly program: automation.PulumiFn;
+  /** @default - a random name */
+  readonly stackName?: string;
+  /** @default "helm-handoff-test" */
+  readonly projectName?: string;
+}
+
+/** Environment for an offline Pulumi CLI with the toolchain first on PATH. */
+export function pulumiEnv(backendDir: string, pulumiHome: string): Record<string, string> {
+  return {
+    PATH: `${toolchainBinDir()}:${process.env.PATH ?? ""}`,
+    PULUMI_BACKEND_URL: `file://${backendDir}`,
+    PULUMI_HOME: pulumiHome,
+    PULUMI_CONFIG_PASSPHRASE: "helm-handoff-test-passphrase",
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    PULUMI_SKIP_CONFIRMATIONS: "true",
+  };
+}
+
+/** Creates a fresh stack of an inline program. The work dir sits in the repo so node_modules resolve. */
+export async function testStack(options: TestStackOptions): Promise<TestStack> {
+  const backendDir = await mkdtemp(join(tmpdir(), "hh-backend-"));
+  const pulumiHome = await mkdtemp(join(tmpdir(), "hh-pulumi-home-"));
+  await mkdir(join(repoRoot, ".pulumi-test"), { recursive: true });
+  const workDir = await mkdtemp(join(repoRoot, ".pulumi-test", "work-"));
+  const pulumiCommand = await automation.PulumiCommand.get({ root: dirname(toolchainBinDir()) });
+  const stackName = options.stackName ?? `t${Math.random().toString(36).slice(2, 10)}`;
+  const stack = await automation.LocalWorkspace.createOrSelectStack(
+    { stackName, projectName: options.projectName ?? "helm-handoff-test", program: options.program },
+    { workDir, pulumiCommand, envVars: pulumiEnv(backendDir, pulumiHome) },
+  );
+  let log = "";
+  const onOutput = (s: string): void => {
+    log += s;
+  };
+  const onError = onOutput;
+  return {
+    stack,
+    backendDir,
+    output: () => log,
+    up: () => stack.up({ onOutput, onError, color: "never" }),
+    preview: () => stack.preview({ onOutput, onError, color: "never", diff: true }),
+    refresh: () => stack.refresh({ onOutput, onError, color: "never" }),
+    destroy: () => stack.destroy({ onOutput, onError, color: "never" }),
+    stateText: () => readTree(backendDir),
+    dispose: async () => {
+      await rm(backendDir, { recursive: true, force: true });
+      await rm(pulumiHome, { recursive: true, force: true });
+      await rm(workDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function readTree(dir: string): Promise<string> {
+  let text = "";
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) text += await readFile(join(entry.parentPath, entry.name), "utf8");
+  }
+  return text;
+}
