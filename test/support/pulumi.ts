@@ -5,12 +5,9 @@
 import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import * as automation from "@pulumi/pulumi/automation/index.js";
 import { toolchainBinDir } from "../../local-cluster/index.js";
-
-/** The repository root (where package.json and node_modules are). */
-export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+import { repoRoot } from "./charts.js";
 
 /** A stack of an inline program, with its backend and captured engine output. */
 export interface TestStack {
@@ -55,8 +52,8 @@ export function pulumiEnv(backendDir: string, pulumiHome: string): Record<string
 export async function testStack(options: TestStackOptions): Promise<TestStack> {
   const backendDir = await mkdtemp(join(tmpdir(), "hh-backend-"));
   const pulumiHome = await mkdtemp(join(tmpdir(), "hh-pulumi-home-"));
-  await mkdir(join(repoRoot, ".pulumi-test"), { recursive: true });
-  const workDir = await mkdtemp(join(repoRoot, ".pulumi-test", "work-"));
+  await mkdir(join(repoRoot(), ".pulumi-test"), { recursive: true });
+  const workDir = await mkdtemp(join(repoRoot(), ".pulumi-test", "work-"));
   const pulumiCommand = await automation.PulumiCommand.get({ root: dirname(toolchainBinDir()) });
   const stackName = options.stackName ?? `t${Math.random().toString(36).slice(2, 10)}`;
   const stack = await automation.LocalWorkspace.createOrSelectStack(
