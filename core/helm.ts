@@ -40,7 +40,8 @@ export interface HelmRunnerOptions {
   readonly kubeconfig?: string;
   /**
    * The helm binary (name on PATH or path).
-   * @default - "helm" on PATH, then `${XDG_CACHE_HOME:-~/.cache}/helm-handoff/toolchain/bin/helm`
+   * @default - `$HELM_HANDOFF_HELM` when set, else "helm" on PATH, then
+   * `${XDG_CACHE_HOME:-~/.cache}/helm-handoff/toolchain/bin/helm`
    */
   readonly helmBinary?: string;
   /** Extra environment variables for helm. @default - none (the process environment minus KUBECONFIG, HELM_KUBECONTEXT, HELM_NAMESPACE) */
@@ -364,13 +365,7 @@ export class HelmRunner {
   public async template(spec: ResolvedSpec, options: TemplateOptions = {}): Promise<string> {
     return this.withCall(async (ctx) => {
       const chartArgs = await this.prepareChart(ctx, spec);
-      const args = ["template", spec.releaseName, ...chartArgs, "--namespace", spec.namespace];
-      if (spec.install.skipCrds) args.push("--skip-crds");
-      else if (options.includeCrds ?? true) args.push("--include-crds");
-      if (options.skipTests ?? true) args.push("--skip-tests");
-      if (spec.install.disableHooks) args.push("--no-hooks");
-      if (options.kubeVersion !== undefined) args.push("--kube-version", options.kubeVersion);
-      for (const v of options.apiVersions ?? []) args.push("--api-versions", v);
+      const args = ["template", spec.releaseName, ...chartArgs, ...templateFlags(spec, options)];
       args.push(...(await this.valuesArgs(ctx, spec)));
       const { stdout } = await this.exec(ctx, args, {
         timeout: spec.install.timeout,
@@ -497,6 +492,8 @@ export class HelmRunner {
 
   private async resolveBinary(): Promise<string> {
     if (this.opts.helmBinary !== undefined) return this.opts.helmBinary;
+    const fromEnv = process.env.HELM_HANDOFF_HELM;
+    if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
     for (const d of (process.env.PATH ?? "").split(delimiter)) {
       if (d === "") continue;
       const candidate = join(d, "helm");
@@ -656,6 +653,22 @@ export class HelmRunner {
       { cause: e },
     );
   }
+}
+
+/**
+ * The flags of `helm template` that follow the chart reference: namespace, CRDs, tests, hooks and
+ * capabilities (values files and chart source flags are not included). Pure; shared with the cdk8s
+ * front end's synchronous renderer.
+ */
+export function templateFlags(spec: ResolvedSpec, options: TemplateOptions = {}): string[] {
+  const args = ["--namespace", spec.namespace];
+  if (spec.install.skipCrds) args.push("--skip-crds");
+  else if (options.includeCrds ?? true) args.push("--include-crds");
+  if (options.skipTests ?? true) args.push("--skip-tests");
+  if (spec.install.disableHooks) args.push("--no-hooks");
+  if (options.kubeVersion !== undefined) args.push("--kube-version", options.kubeVersion);
+  for (const v of options.apiVersions ?? []) args.push("--api-versions", v);
+  return args;
 }
 
 /**

@@ -33,6 +33,8 @@ export interface TestStackOptions {
   readonly stackName?: string;
   /** @default "helm-handoff-test" */
   readonly projectName?: string;
+  /** Extra environment for the CLI and its plugins (the dynamic provider). @default - none */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** Environment for an offline Pulumi CLI with the toolchain first on PATH. */
@@ -58,7 +60,7 @@ export async function testStack(options: TestStackOptions): Promise<TestStack> {
   const stackName = options.stackName ?? `t${Math.random().toString(36).slice(2, 10)}`;
   const stack = await automation.LocalWorkspace.createOrSelectStack(
     { stackName, projectName: options.projectName ?? "helm-handoff-test", program: options.program },
-    { workDir, pulumiCommand, envVars: pulumiEnv(backendDir, pulumiHome) },
+    { workDir, pulumiCommand, envVars: { ...pulumiEnv(backendDir, pulumiHome), ...options.env } },
   );
   let log = "";
   const onOutput = (s: string): void => {

@@ -1,0 +1,139 @@
+/**
+ * ClusterAddon in Reconcile mode, and switching strategies, on the real
+ * Pulumi engine, real helm and a real local cluster.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
+import type { ClusterAddonArgs } from "../provider/index.js";
+import { type AddonStack, addonStack, liveRelease } from "./support/addon.js";
+import { localChart, runHelm } from "./support/charts.js";
+import { createHelmSpy, type HelmSpy } from "./support/helm-spy.js";
+
+describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
+  let cluster: LocalCluster;
+  let spy: HelmSpy;
+  const stacks: AddonStack[] = [];
+
+  before(async () => {
+    [cluster, spy] = await Promise.all([startLocalCluster({ name: "reconcile", workloads: true }), createHelmSpy()]);
+    await cluster.ready;
+  });
+  after(async () => {
+    await Promise.allSettled(stacks.map((s) => s.dispose()));
+    await Promise.allSettled([cluster?.stop(), spy?.remove()]);
+  });
+
+  function args(extra: Partial<ClusterAddonArgs>): ClusterAddonArgs {
+    return {
+      kubeconfig: cluster.kubeconfig,
+      chart: { path: localChart("workload") },
+      strategy: "Reconcile",
+      ...extra,
+    };
+  }
+
+  async function stackOf(name: string, extra: Partial<ClusterAddonArgs>): Promise<AddonStack> {
+    const s = await addonStack([{ name, args: args(extra) }], spy);
+    stacks.push(s);
+    return s;
+  }
+
+  test("upgrades the release when the values change", async () => {
+    const s = await stackOf("rec-upgrade", { values: { message: "v1" } });
+    await s.up();
+    s.current = [{ name: "rec-upgrade", args: args({ values: { message: "v2" } }) }];
+    const up = await s.up();
+    assert.equal(up.summary.resourceChanges?.update, 1);
+    const live = await liveRelease(cluster, "rec-upgrade");
+    assert.equal(live?.revision, 2);
+    assert.deepEqual(live?.values, { message: "v2" });
+  });
+
+  test("an up with nothing changed makes no upgrade", async () => {
+    const s = await stackOf("rec-steady", { values: { message: "same" } });
+    await s.up();
+    const up = await s.up();
+    assert.equal(up.summary.resourceChanges?.update ?? 0, 0);
+    assert.equal((await liveRelease(cluster, "rec-steady"))?.revision, 1);
+  });
+
+  test("refresh finds an out-of-band upgrade as drift and the next up reverts it", async () => {
+    const s = await stackOf("rec-drift", { values: { message: "ours" } });
+    await s.up();
+    await runHelm([
+      "upgrade",
+      "rec-drift",
+      localChart("workload"),
+      "--kubeconfig",
+      cluster.kubeconfigPath,
+      "--set",
+      "message=theirs",
+      "--wait",
+    ]);
+    await s.refresh();
+    const up = await s.up();
+    assert.equal(up.summary.resourceChanges?.update, 1);
+    const live = await liveRelease(cluster, "rec-drift");
+    assert.equal(live?.revision, 3);
+    assert.deepEqual(live?.values, { message: "ours" });
+  });
+
+  test("a release uninstalled out of band is dropped by refresh and installed again by the next up", async () => {
+    const s = await stackOf("rec-lost", {});
+    await s.up();
+    await runHelm(["uninstall", "rec-lost", "--kubeconfig", cluster.kubeconfigPath, "--wait"]);
+    await s.refresh();
+    const up = await s.up();
+    assert.equal(up.summary.resourceChanges?.create, 1);
+    assert.equal((await liveRelease(cluster, "rec-lost"))?.status, "deployed");
+  });
+
+  test("destroy uninstalls the release", async () => {
+    const s = await stackOf("rec-destroy", {});
+    await s.up();
+    await s.destroy();
+    assert.equal(await liveRelease(cluster, "rec-destroy"), undefined);
+  });
+
+  test("switching from Reconcile to ApplyOnce records the handoff without a helm call", async () => {
+    const s = await stackOf("rec-switch", { values: { message: "v1" } });
+    await s.up();
+    s.current = [{ name: "rec-switch", args: args({ values: { message: "v2" }, strategy: "ApplyOnce" }) }];
+    await spy.reset();
+    const up = await s.up();
+    assert.deepEqual(await spy.calls(), []);
+    const handoff = up.outputs["rec-switchHandoff"]?.value as { strategy: string; revision: number };
+    assert.equal(handoff.strategy, "ApplyOnce");
+    assert.equal(handoff.revision, 1);
+    assert.deepEqual((await liveRelease(cluster, "rec-switch"))?.values, { message: "v1" });
+    await s.destroy();
+    assert.equal((await liveRelease(cluster, "rec-switch"))?.status, "deployed", "ApplyOnce keeps it on destroy");
+  });
+
+  test("switching from ApplyOnce to Reconcile upgrades the release to the spec", async () => {
+    const s = await stackOf("rec-resume", { values: { message: "v1" }, strategy: "ApplyOnce" });
+    await s.up();
+    s.current = [{ name: "rec-resume", args: args({ values: { message: "v2" } }) }];
+    await s.up();
+    const live = await liveRelease(cluster, "rec-resume");
+    assert.equal(live?.revision, 2);
+    assert.deepEqual(live?.values, { message: "v2" });
+  });
+
+  test("a replaced cluster gets the release and the old cluster's release is uninstalled", async () => {
+    const s = await stackOf("rec-moved", {});
+    await s.up();
+    const next = await startLocalCluster({ name: "rec-next", workloads: true });
+    try {
+      await next.ready;
+      s.current = [{ name: "rec-moved", args: { ...args({}), kubeconfig: next.kubeconfig } }];
+      const up = await s.up();
+      assert.equal(up.summary.resourceChanges?.replace, 1);
+      assert.equal((await liveRelease(next, "rec-moved"))?.status, "deployed");
+      assert.equal(await liveRelease(cluster, "rec-moved"), undefined);
+    } finally {
+      await next.stop();
+    }
+  });
+});
