@@ -8,13 +8,13 @@ import * as pulumi from "@pulumi/pulumi";
 import {
   type AddonSpecInput,
   type ChartSource,
+  clusterIdentityFromKubeconfig,
+  digestOf,
   type HandoffRecord,
   type InstallOptionsInput,
   type RetryPolicyInput,
-  type Strategy,
-  clusterIdentityFromKubeconfig,
-  digestOf,
   readValueFiles,
+  type Strategy,
   validateSpec,
 } from "../core/index.js";
 import { AddonRelease } from "./resource.js";

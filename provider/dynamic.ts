@@ -14,18 +14,18 @@
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
+import type { ReleaseInfo } from "../core/index.js";
 import {
   type AddonSpec,
-  HelmRunner,
-  SpecError,
   digestOf,
   ensureRelease,
+  HelmRunner,
   makeHandoffRecord,
   removeRelease,
+  SpecError,
   validateSpec,
   valuesDigest,
 } from "../core/index.js";
-import type { ReleaseInfo } from "../core/index.js";
 import { progressLine } from "./progress.js";
 import { type ReleaseInputs, type ReleaseOutputs, type ReleaseStatus, releaseId } from "./state.js";
 
@@ -89,7 +89,9 @@ export async function diff(_id: string, olds: Outputs, news: Inputs): Promise<pu
     olds.namespace !== news.namespace ||
     olds.desiredDigest !== news.desiredDigest ||
     olds.liveValuesDigest !== valuesDigest(desired.values ?? {}) ||
-    ("version" in desired.chart && desired.chart.version !== undefined && olds.liveChartVersion !== desired.chart.version);
+    ("version" in desired.chart &&
+      desired.chart.version !== undefined &&
+      olds.liveChartVersion !== desired.chart.version);
   const renamed = olds.releaseName !== news.releaseName || olds.namespace !== news.namespace;
   return { changes: changed, replaces: renamed ? ["releaseName"] : [], deleteBeforeReplace: false };
 }
@@ -108,7 +110,11 @@ function statusOf(release: ReleaseInfo, attempts: number, adopted: boolean): Rel
   };
 }
 
-function outputsOf(inputs: ReleaseInputs, status: ReleaseStatus, liveValues: Record<string, unknown>): ReleaseOutputs {
+function outputsOf(
+  inputs: ReleaseInputs,
+  status: ReleaseStatus,
+  liveValues: Record<string, unknown>,
+): ReleaseOutputs {
   const spec = toSpec(inputs);
   return {
     ...inputs,

@@ -9,6 +9,7 @@
  *
  * @module
  */
+
+export type { ChartSource, HandoffRecord, Strategy } from "../core/index.js";
 export { ClusterAddon, type ClusterAddonArgs } from "./component.js";
 export type { ReleaseStatus } from "./state.js";
-export type { ChartSource, HandoffRecord, Strategy } from "../core/index.js";

@@ -56,7 +56,13 @@ export class AddonRelease extends pulumi.dynamic.Resource {
     super(
       thinProvider,
       name,
-      { ...args, status: undefined, handoff: undefined, liveValuesDigest: undefined, liveChartVersion: undefined },
+      {
+        ...args,
+        status: undefined,
+        handoff: undefined,
+        liveValuesDigest: undefined,
+        liveChartVersion: undefined,
+      },
       opts,
       "helm-handoff",
       "ClusterAddonRelease",

@@ -7,7 +7,13 @@
  *
  * @module
  */
-import type { ChartSource, HandoffRecord, InstallOptionsInput, RetryPolicyInput, Strategy } from "../core/index.js";
+import type {
+  ChartSource,
+  HandoffRecord,
+  InstallOptionsInput,
+  RetryPolicyInput,
+  Strategy,
+} from "../core/index.js";
 
 /** The chart reference as stored: the repository password lives in {@link ReleaseInputs.chartPassword}. */
 export type StoredChartSource =
@@ -74,7 +80,13 @@ export interface ReleaseOutputs extends ReleaseInputs {
 export const SECRET_KEYS = ["kubeconfig", "values", "chartPassword"] as const;
 
 /** Input keys ApplyOnce freezes with the engine's own `ignoreChanges` (never `"*"`). */
-export const APPLY_ONCE_IGNORED_KEYS = ["spec", "values", "chartPassword", "releaseName", "namespace"] as const;
+export const APPLY_ONCE_IGNORED_KEYS = [
+  "spec",
+  "values",
+  "chartPassword",
+  "releaseName",
+  "namespace",
+] as const;
 
 /** The resource id: cluster, namespace and release name. */
 export function releaseId(inputs: Pick<ReleaseInputs, "clusterId" | "namespace" | "releaseName">): string {

@@ -17,7 +17,10 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
   const stacks: AddonStack[] = [];
 
   before(async () => {
-    [cluster, spy] = await Promise.all([startLocalCluster({ name: "apply-once", workloads: true }), createHelmSpy()]);
+    [cluster, spy] = await Promise.all([
+      startLocalCluster({ name: "apply-once", workloads: true }),
+      createHelmSpy(),
+    ]);
     await cluster.ready;
   });
   after(async () => {
@@ -98,7 +101,11 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
     const other = await startLocalCluster({ name: "gone" });
     try {
       // No workload controllers on this cluster: install without waiting for pods.
-      const args = { kubeconfig: other.kubeconfig, chart: { path: localChart("workload") }, install: { wait: false } };
+      const args = {
+        kubeconfig: other.kubeconfig,
+        chart: { path: localChart("workload") },
+        install: { wait: false },
+      };
       const s = await addonStack([{ name: "orphan", args }], spy);
       stacks.push(s);
       await s.up();
@@ -145,7 +152,11 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
       const up = await s.up();
       assert.equal(up.summary.resourceChanges?.replace, 1);
       assert.equal((await liveRelease(next, "moved"))?.status, "deployed");
-      assert.equal((await liveRelease(cluster, "moved"))?.status, "deployed", "the old cluster keeps its release");
+      assert.equal(
+        (await liveRelease(cluster, "moved"))?.status,
+        "deployed",
+        "the old cluster keeps its release",
+      );
       const handoff = up.outputs.movedHandoff?.value as HandoffRecord;
       assert.equal(handoff.cluster.server, next.server);
     } finally {

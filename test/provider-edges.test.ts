@@ -115,7 +115,10 @@ describe("ClusterAddon at the edges", { timeout: 1_200_000 }, () => {
       // The other cluster's client certificate is not trusted by this cluster's CA.
       const keyOf = (kc: string, field: string) => kc.split("\n").find((l) => l.includes(field))!;
       const wrong = cluster.kubeconfig
-        .replace(keyOf(cluster.kubeconfig, "client-certificate-data"), keyOf(other.kubeconfig, "client-certificate-data"))
+        .replace(
+          keyOf(cluster.kubeconfig, "client-certificate-data"),
+          keyOf(other.kubeconfig, "client-certificate-data"),
+        )
         .replace(keyOf(cluster.kubeconfig, "client-key-data"), keyOf(other.kubeconfig, "client-key-data"));
       const s = await stackOf([{ name: "bad-creds", args: args({ kubeconfig: wrong }) }]);
       const out = await failingUp(s);

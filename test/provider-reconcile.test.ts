@@ -16,7 +16,10 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
   const stacks: AddonStack[] = [];
 
   before(async () => {
-    [cluster, spy] = await Promise.all([startLocalCluster({ name: "reconcile", workloads: true }), createHelmSpy()]);
+    [cluster, spy] = await Promise.all([
+      startLocalCluster({ name: "reconcile", workloads: true }),
+      createHelmSpy(),
+    ]);
     await cluster.ready;
   });
   after(async () => {
@@ -108,7 +111,11 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
     assert.equal(handoff.revision, 1);
     assert.deepEqual((await liveRelease(cluster, "rec-switch"))?.values, { message: "v1" });
     await s.destroy();
-    assert.equal((await liveRelease(cluster, "rec-switch"))?.status, "deployed", "ApplyOnce keeps it on destroy");
+    assert.equal(
+      (await liveRelease(cluster, "rec-switch"))?.status,
+      "deployed",
+      "ApplyOnce keeps it on destroy",
+    );
   });
 
   test("switching from ApplyOnce to Reconcile upgrades the release to the spec", async () => {

@@ -42,7 +42,11 @@ async function main(): Promise<void> {
   let ipamMode = "kubernetes";
   try {
     const stack = await automation.LocalWorkspace.createOrSelectStack(
-      { stackName: "demo", projectName: "helm-handoff-demo", program: async () => bootstrap({ kubeconfig, ipamMode }) },
+      {
+        stackName: "demo",
+        projectName: "helm-handoff-demo",
+        program: async () => bootstrap({ kubeconfig, ipamMode }),
+      },
       {
         workDir: repoRoot,
         pulumiCommand: await automation.PulumiCommand.get({ root: dirname(toolchainBinDir()) }),

@@ -6,7 +6,7 @@
  * (e.g. `eks.Cluster#kubeconfigJson`) instead of the `kubeconfig` parameter.
  */
 import { fileURLToPath } from "node:url";
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { ClusterAddon } from "helm-handoff/pulumi";
 
 /** Where the example's charts live (next to this program in the source tree). */

@@ -14,6 +14,8 @@ export interface HelmSpy {
   readonly binary: string;
   /** The argv of every helm run so far, one string each. */
   calls(): Promise<string[]>;
+  /** When each helm run started (epoch milliseconds) and its argv. */
+  timedCalls(): Promise<Array<{ readonly at: number; readonly argv: string }>>;
   /** Forgets the calls recorded so far. */
   reset(): Promise<void>;
   remove(): Promise<void>;
@@ -26,11 +28,20 @@ export async function createHelmSpy(): Promise<HelmSpy> {
   const binary = join(dir, "helm");
   const real = join(toolchainBinDir(), "helm");
   await writeFile(log, "");
-  await writeFile(binary, `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${real}' "$@"\n`);
+  await writeFile(
+    binary,
+    `#!/bin/sh\nprintf '%s %s\\n' "$(date +%s%3N)" "$*" >> '${log}'\nexec '${real}' "$@"\n`,
+  );
   await chmod(binary, 0o755);
+  const timedCalls = async () =>
+    (await readFile(log, "utf8"))
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => ({ at: Number(l.slice(0, l.indexOf(" "))), argv: l.slice(l.indexOf(" ") + 1) }));
   return {
     binary,
-    calls: async () => (await readFile(log, "utf8")).split("\n").filter((l) => l !== ""),
+    timedCalls,
+    calls: async () => (await timedCalls()).map((c) => c.argv),
     reset: () => writeFile(log, ""),
     remove: () => rm(dir, { recursive: true, force: true }),
   };

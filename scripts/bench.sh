@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# `npm run bench -- NAME`: compiles, then runs dist/bench/NAME.js on the toolchain's Node.
+# NAME: pulumi-addon | cdk8s-synth | ... (files in bench/). Prints ratios; asserts nothing.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+if [[ -z "${HELM_HANDOFF_TOOLCHAIN_BIN:-}" ]]; then
+  exec "$root/scripts/with-toolchain.sh" "$0" "$@"
+fi
+name="${1:?usage: npm run bench -- NAME (a file in bench/ without .ts)}"
+tsc -p tsconfig.json
+exec node "dist/bench/$name.js"
