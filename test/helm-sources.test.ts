@@ -13,8 +13,8 @@ import {
   type HttpChartRepo,
   localChart,
   type OciRegistry,
-  packageCharts,
   type PackagedCharts,
+  packageCharts,
   runHelm,
   startHttpChartRepo,
   startOciRegistry,
@@ -50,7 +50,13 @@ describe("helm v4 against a local cluster with a kwok node", { timeout: 600_000 
   });
 
   after(async () => {
-    await Promise.allSettled([cluster?.stop(), repo?.close(), registry?.close(), home?.remove(), packaged?.remove()]);
+    await Promise.allSettled([
+      cluster?.stop(),
+      repo?.close(),
+      registry?.close(),
+      home?.remove(),
+      packaged?.remove(),
+    ]);
   });
 
   function helm(args: readonly string[]) {
@@ -64,7 +70,9 @@ describe("helm v4 against a local cluster with a kwok node", { timeout: 600_000 
   }
 
   async function assertReady(release: string, namespace: string): Promise<void> {
-    const deploy = await get<Deployment>(`/apis/apps/v1/namespaces/${namespace}/deployments/${release}-deploy`);
+    const deploy = await get<Deployment>(
+      `/apis/apps/v1/namespaces/${namespace}/deployments/${release}-deploy`,
+    );
     assert.equal(deploy.status?.readyReplicas, deploy.status?.replicas);
     assert.ok((deploy.status?.readyReplicas ?? 0) >= 1, "the Deployment has ready pods");
     const ds = await get<DaemonSet>(`/apis/apps/v1/namespaces/${namespace}/daemonsets/${release}-ds`);
@@ -72,8 +80,14 @@ describe("helm v4 against a local cluster with a kwok node", { timeout: 600_000 
   }
 
   const sources: ReadonlyArray<{ readonly name: string; readonly chartArgs: () => string[] }> = [
-    { name: "an HTTP chart repository", chartArgs: () => ["workload", "--repo", repo.url, "--version", "0.1.0"] },
-    { name: "an OCI registry", chartArgs: () => [`${registry.url}/workload`, "--version", "0.1.0", "--plain-http"] },
+    {
+      name: "an HTTP chart repository",
+      chartArgs: () => ["workload", "--repo", repo.url, "--version", "0.1.0"],
+    },
+    {
+      name: "an OCI registry",
+      chartArgs: () => [`${registry.url}/workload`, "--version", "0.1.0", "--plain-http"],
+    },
     { name: "a local path", chartArgs: () => [localChart("workload")] },
   ];
 
@@ -125,7 +139,10 @@ describe("helm v4 against a local cluster with a kwok node", { timeout: 600_000 
     await assertReady("lifecycle", "default");
 
     await helm(["uninstall", "lifecycle", "--wait"]);
-    const gone = await cluster.request("GET", "/apis/apps/v1/namespaces/default/deployments/lifecycle-deploy");
+    const gone = await cluster.request(
+      "GET",
+      "/apis/apps/v1/namespaces/default/deployments/lifecycle-deploy",
+    );
     assert.equal(gone.status, 404);
     const status = await runHelm(["status", "lifecycle", "--kubeconfig", cluster.kubeconfigPath], {
       env: home.env,

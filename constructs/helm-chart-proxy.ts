@@ -1,0 +1,88 @@
+/**
+ * Mapping an add-on spec to a Cluster API Add-on Provider for Helm (CAAPH) `HelmChartProxy`
+ * (addons.cluster.x-k8s.io/v1alpha1, fields checked against the v0.6.4 CRD).
+ *
+ * @module
+ */
+import { stringify } from "yaml";
+import { SpecError } from "../core/errors.js";
+import type { ResolvedSpec } from "../core/spec.js";
+import { isEmptySelector, type LabelSelector } from "./cluster-resource-set.js";
+import type { KubeObject } from "./objects.js";
+
+/** Options of {@link helmChartProxyObject}. */
+export interface HelmChartProxyOptions {
+  /** Name of the HelmChartProxy. */
+  readonly name: string;
+  /** Its namespace (where the Clusters are). @default - unset */
+  readonly namespace?: string;
+  /** Selects the Clusters. */
+  readonly clusterSelector: LabelSelector;
+  /** The merged chart values (values files, then values). */
+  readonly values: Readonly<Record<string, unknown>>;
+  /** Labels of the HelmChartProxy. @default - none */
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The values as a CAAPH `valuesTemplate`: YAML in which every literal `{{` is escaped as
+ * `{{ "{{" }}`, since CAAPH runs the text through Go templates over the Cluster.
+ */
+export function valuesTemplateOf(values: Readonly<Record<string, unknown>>): string {
+  if (Object.keys(values).length === 0) return "";
+  return stringify(values, { sortMapEntries: true, lineWidth: 0 }).replaceAll("{{", '{{ "{{" }}');
+}
+
+/**
+ * A HelmChartProxy for `spec`: chart, repository, version, release name and namespace as given,
+ * `reconcileStrategy` InstallOnce (ApplyOnce) or Continuous (Reconcile), helm options from
+ * `spec.install` (wait, waitForJobs, timeout, skipCRDs, disableHooks) and
+ * `options.install.createNamespace` from `spec.createNamespace`.
+ *
+ * @throws SpecError for a local chart (CAAPH installs from repositories only) or an empty selector
+ */
+export function helmChartProxyObject(spec: ResolvedSpec, options: HelmChartProxyOptions): KubeObject {
+  const c = spec.chart;
+  if (c.kind === "path") {
+    throw new SpecError(
+      "chart",
+      'output "HelmChartProxy" needs a repository chart ({ repo, name, version }): CAAPH installs from an https:// or oci:// repository, not from a local path; use output "ClusterResourceSet" for a local chart',
+    );
+  }
+  if (isEmptySelector(options.clusterSelector)) {
+    throw new SpecError(
+      "clusterSelector",
+      'clusterSelector is required for a HelmChartProxy: give matchLabels or matchExpressions selecting the Clusters, e.g. { matchLabels: { cni: "bootstrap" } }',
+    );
+  }
+  const i = spec.install;
+  const valuesTemplate = valuesTemplateOf(options.values);
+  return {
+    apiVersion: "addons.cluster.x-k8s.io/v1alpha1",
+    kind: "HelmChartProxy",
+    metadata: {
+      name: options.name,
+      ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+      ...(options.labels !== undefined ? { labels: { ...options.labels } } : {}),
+    },
+    spec: {
+      clusterSelector: options.clusterSelector,
+      repoURL: c.repo,
+      chartName: c.name,
+      ...(c.version !== undefined ? { version: c.version } : {}),
+      releaseName: spec.releaseName,
+      namespace: spec.namespace,
+      reconcileStrategy: spec.strategy === "ApplyOnce" ? "InstallOnce" : "Continuous",
+      ...(valuesTemplate !== "" ? { valuesTemplate } : {}),
+      options: {
+        wait: i.wait,
+        waitForJobs: i.waitForJobs,
+        timeout: i.timeout.toHelmFlag(),
+        skipCRDs: i.skipCrds,
+        disableHooks: i.disableHooks,
+        install: { createNamespace: spec.createNamespace },
+      },
+      ...(c.insecureSkipTlsVerify ? { tlsConfig: { insecureSkipTLSVerify: true } } : {}),
+    },
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * Rendering a chart for synthesis: the render cache, the helm version check and the detection of
+ * charts that render differently each time.
+ *
+ * @module
+ */
+import { parseAllDocuments } from "yaml";
+import type { TemplateOptions } from "../core/helm.js";
+import type { ResolvedSpec } from "../core/spec.js";
+import { helmTemplateSync, helmVersionSync, resolveHelmBinary } from "./helm-sync.js";
+import {
+  cachedHelmVersion,
+  helmIdentity,
+  type RenderCacheEntry,
+  readRenderCache,
+  renderKey,
+  storeHelmVersion,
+  writeRenderCache,
+} from "./render-cache.js";
+
+/** Options of {@link renderChart}. */
+export interface RenderOptions extends TemplateOptions {
+  /** The helm binary. @default - `$HELM_HANDOFF_HELM`, else "helm" on PATH, else the toolchain's */
+  readonly helmBinary?: string;
+  /** Use the on-disk render cache. @default - true */
+  readonly cache?: boolean;
+  /** Render twice on a cache miss and report objects that differ. @default - true */
+  readonly checkDeterminism?: boolean;
+}
+
+/** The result of {@link renderChart}. */
+export interface RenderResult extends RenderCacheEntry {
+  /** Whether the manifest came from the cache (no helm process ran). */
+  readonly fromCache: boolean;
+}
+
+/**
+ * Renders `spec` with `helm template` (see {@link helmTemplateSync}), through the render cache.
+ * A cache hit runs no helm process at all: the helm version is remembered per binary identity.
+ *
+ * @throws HelmNotFoundError, HelmVersionError, HelmError
+ */
+export function renderChart(spec: ResolvedSpec, options: RenderOptions = {}): RenderResult {
+  const bin = resolveHelmBinary(options.helmBinary);
+  const identity = helmIdentity(bin);
+  const useCache = options.cache ?? true;
+  let version = useCache ? cachedHelmVersion(identity) : undefined;
+  if (version === undefined) {
+    version = helmVersionSync(bin);
+    if (useCache) storeHelmVersion(identity, version);
+  }
+  const templateOptions: TemplateOptions = {
+    ...(options.kubeVersion !== undefined ? { kubeVersion: options.kubeVersion } : {}),
+    ...(options.apiVersions !== undefined ? { apiVersions: options.apiVersions } : {}),
+    includeCrds: options.includeCrds ?? true,
+    skipTests: options.skipTests ?? true,
+  };
+  const check = options.checkDeterminism ?? true;
+  const key = useCache ? renderKey(spec, templateOptions, { identity, version }) : undefined;
+  if (key !== undefined) {
+    const hit = readRenderCache(key);
+    if (hit !== undefined && (hit.checked || !check)) return { ...hit, fromCache: true };
+  }
+  const manifest = helmTemplateSync(bin, spec, templateOptions);
+  let nondeterministic: string[] = [];
+  if (check) {
+    const second = helmTemplateSync(bin, spec, templateOptions);
+    if (second !== manifest) nondeterministic = differingObjects(manifest, second);
+  }
+  const entry: RenderCacheEntry = { helmVersion: version, manifest, nondeterministic, checked: check };
+  if (key !== undefined) writeRenderCache(key, entry);
+  return { ...entry, fromCache: false };
+}
+
+/** `Kind namespace/name` of each object whose content differs between two renders of a manifest. */
+export function differingObjects(a: string, b: string): string[] {
+  const ma = byIdentity(a);
+  const mb = byIdentity(b);
+  const out = new Set<string>();
+  for (const [id, text] of ma) if (mb.get(id) !== text) out.add(id);
+  for (const id of mb.keys()) if (!ma.has(id)) out.add(id);
+  if (out.size === 0) out.add("(the order of the documents)");
+  return [...out].sort();
+}
+
+function byIdentity(manifest: string): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const doc of parseAllDocuments(manifest)) {
+    const js = doc.toJS() as unknown;
+    if (typeof js !== "object" || js === null) continue;
+    const o = js as { kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } };
+    const ns = typeof o.metadata?.namespace === "string" ? `${o.metadata.namespace}/` : "";
+    const id = `${String(o.kind)} ${ns}${String(o.metadata?.name)}`;
+    m.set(id, JSON.stringify(js));
+  }
+  return m;
+}
