@@ -247,6 +247,8 @@ lane_b() {
     ensure "pulumi-$PULUMI_VERSION-r$RECIPE" build_pulumi pulumi
   fi
   ensure "pulumi-kubernetes-$PULUMI_K8S_VERSION-r$RECIPE" build_pulumi_k8s pulumi-resource-kubernetes
+  # Upstream CRDs (Cluster API, CAAPH, Flux, Argo CD) for server-side dry runs in tests.
+  "$REPO_ROOT/scripts/crds.sh" >&2
 }
 
 main() {
