@@ -88,6 +88,7 @@ export {
   type RetryPolicy,
   STRATEGIES,
   type Strategy,
+  validateKnownFields,
   validateSpec,
 } from "./spec.js";
 export { mergeValues, readValueFiles } from "./values.js";

@@ -261,6 +261,24 @@ export function validateSpec(input: unknown): ResolvedSpec {
 }
 
 /**
+ * Validates only the fields present in `input`, for front ends that know some fields before
+ * others (a Pulumi program: plain args at construction, Outputs later). Absent fields are not
+ * checked; {@link validateSpec} still runs on the whole spec later.
+ * @throws SpecError naming the field path and the fix
+ */
+export function validateKnownFields(input: Readonly<Record<string, unknown>>): void {
+  if ("releaseName" in input) validateReleaseName(input.releaseName);
+  if ("namespace" in input) validateNamespace(input.namespace);
+  if ("createNamespace" in input) optionalBoolean(input.createNamespace, "createNamespace", false);
+  if ("strategy" in input) validateStrategy(input.strategy);
+  if ("chart" in input) validateChart(input.chart);
+  if ("values" in input) validateValues(input.values);
+  if ("valueFiles" in input) validateValueFiles(input.valueFiles);
+  const install = validateInstall(input.install);
+  if ("retry" in input) validateRetry(input.retry, install.timeout);
+}
+
+/**
  * Validates a release name alone (helm: lowercase DNS-1123, at most 53 characters).
  * @throws SpecError on `releaseName`
  */

@@ -6,7 +6,6 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import {
-  type AddonSpecInput,
   type ChartSource,
   clusterIdentityFromKubeconfig,
   digestOf,
@@ -15,7 +14,7 @@ import {
   type RetryPolicyInput,
   readValueFiles,
   type Strategy,
-  validateSpec,
+  validateKnownFields,
 } from "../core/index.js";
 import { AddonRelease } from "./resource.js";
 import { APPLY_ONCE_IGNORED_KEYS, type ReleaseStatus, SECRET_KEYS, type StoredSpec } from "./state.js";
@@ -93,16 +92,12 @@ export class ClusterAddon extends pulumi.ComponentResource {
     super("helm-handoff:index:ClusterAddon", name, {}, opts);
     const releaseName = args.releaseName ?? name;
     const strategy: Strategy = args.strategy ?? "ApplyOnce";
-    // Fail at construction on everything known now (strategy, release name, value files).
-    validateSpec({
-      chart: { path: "." },
-      releaseName,
-      strategy,
-      createNamespace: args.createNamespace,
-      install: args.install,
-      retry: args.retry,
-      valueFiles: args.valueFiles,
-    } satisfies AddonSpecInput);
+    // Fail at construction on everything known now; Outputs are checked by the provider's check.
+    const known: Record<string, unknown> = { releaseName, strategy };
+    for (const [key, value] of Object.entries({ ...args, kubeconfig: undefined, clusterId: undefined })) {
+      if (value !== undefined && !pulumi.Output.isInstance(value) && !(value instanceof Promise)) known[key] = value;
+    }
+    validateKnownFields(known);
     const fileValues = readValueFiles(args.valueFiles ?? []);
 
     const kubeconfig = pulumi.secret(args.kubeconfig);
