@@ -95,7 +95,8 @@ export class ClusterAddon extends pulumi.ComponentResource {
     // Fail at construction on everything known now; Outputs are checked by the provider's check.
     const known: Record<string, unknown> = { releaseName, strategy };
     for (const [key, value] of Object.entries({ ...args, kubeconfig: undefined, clusterId: undefined })) {
-      if (value !== undefined && !pulumi.Output.isInstance(value) && !(value instanceof Promise)) known[key] = value;
+      if (value !== undefined && !pulumi.Output.isInstance(value) && !(value instanceof Promise))
+        known[key] = value;
     }
     validateKnownFields(known);
     const fileValues = readValueFiles(args.valueFiles ?? []);

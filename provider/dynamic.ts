@@ -17,7 +17,8 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { ReleaseInfo } from "../core/index.js";
 import {
   type AddonSpec,
-  digestOf,
+  DeadlineExceededError,
+  Duration,
   ensureRelease,
   HelmRunner,
   makeHandoffRecord,
@@ -25,6 +26,7 @@ import {
   SpecError,
   validateSpec,
   valuesDigest,
+  waitForApiServer,
 } from "../core/index.js";
 import { progressLine } from "./progress.js";
 import { type ReleaseInputs, type ReleaseOutputs, type ReleaseStatus, releaseId } from "./state.js";
@@ -198,15 +200,31 @@ export async function update(_id: string, olds: Outputs, news: Inputs): Promise<
   return { outs: outputsOf(news, status, news.values) };
 }
 
-/** ApplyOnce: no-op, no cluster call. Reconcile: `helm uninstall` (not found counts as done). */
+/** How long Reconcile's delete waits for an unreachable cluster before leaving the release be. */
+const DELETE_REACH_DEADLINE = Duration.seconds(30);
+
+/**
+ * ApplyOnce: no-op, no cluster call. Reconcile: `helm uninstall` (not found counts as done).
+ * A cluster that does not answer within 30 s is taken as gone (replaced or deleted): the release
+ * is dropped from state with a warning line, so a destroy or a cluster replacement never hangs
+ * on a cluster that no longer exists. Any other failure fails the delete (the release stays in state).
+ */
 export async function remove(_id: string, props: Outputs): Promise<void> {
   if (props.strategy === "ApplyOnce") {
     progressLine(props.releaseName, "ApplyOnce: the release stays on the cluster (no helm call)");
+    return;
+  }
+  try {
+    await waitForApiServer(props.kubeconfig, { deadline: DELETE_REACH_DEADLINE });
+  } catch (err) {
+    if (!(err instanceof DeadlineExceededError)) throw err;
+    progressLine(
+      props.releaseName,
+      `warning: cluster ${props.clusterServer} unreachable for ${DELETE_REACH_DEADLINE}; leaving release ${props.namespace}/${props.releaseName} as it is and dropping it from state`,
+    );
     return;
   }
   await removeRelease(runnerFor(props), props.releaseName, props.namespace, {
     onProgress: (p) => progressLine(props.releaseName, p.message),
   });
 }
-
-export { digestOf };
