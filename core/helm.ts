@@ -716,7 +716,9 @@ async function isExecutable(p: string): Promise<boolean> {
 
 function parseJson(stdout: string, args: readonly string[], redactor: Redactor): unknown {
   try {
-    return JSON.parse(stdout) as unknown;
+    // helm prints "Pulled: …" / "Digest: …" lines before the JSON for oci:// charts.
+    const start = stdout.search(/^[[{]/m);
+    return JSON.parse(start > 0 ? stdout.slice(start) : stdout) as unknown;
   } catch (e) {
     throw makeHelmError(
       {
