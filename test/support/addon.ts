@@ -35,14 +35,14 @@ export async function addonStack(initial: AddonDecl[], spy: HelmSpy): Promise<Ad
       return outputs;
     },
   });
-  return Object.assign(base, {
-    get current() {
-      return holder.current;
-    },
-    set current(v: AddonDecl[]) {
+  // A real accessor (Object.assign would copy the getter's value, not the accessor).
+  return Object.defineProperty(base, "current", {
+    get: () => holder.current,
+    set: (v: AddonDecl[]) => {
       holder.current = v;
     },
-  });
+    enumerable: true,
+  }) as AddonStack;
 }
 
 /** What `helm status -o json` says of a release, or undefined when there is none. */
