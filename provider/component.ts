@@ -89,16 +89,12 @@ export class ClusterAddon extends pulumi.ComponentResource {
    * @param opts - component options; `retainOnDelete` and `ignoreChanges` are set on the release by strategy
    */
   public constructor(name: string, args: ClusterAddonArgs, opts?: pulumi.ComponentResourceOptions) {
+    // Fail before registering anything on everything known now (plain args); Outputs are
+    // checked by the provider's check. Throwing before super() leaves no dangling Outputs.
+    validateKnownArgs(name, args);
     super("helm-handoff:index:ClusterAddon", name, {}, opts);
     const releaseName = args.releaseName ?? name;
     const strategy: Strategy = args.strategy ?? "ApplyOnce";
-    // Fail at construction on everything known now; Outputs are checked by the provider's check.
-    const known: Record<string, unknown> = { releaseName, strategy };
-    for (const [key, value] of Object.entries({ ...args, kubeconfig: undefined, clusterId: undefined })) {
-      if (value !== undefined && !pulumi.Output.isInstance(value) && !(value instanceof Promise))
-        known[key] = value;
-    }
-    validateKnownFields(known);
     const fileValues = readValueFiles(args.valueFiles ?? []);
 
     const kubeconfig = pulumi.secret(args.kubeconfig);
@@ -160,4 +156,17 @@ export class ClusterAddon extends pulumi.ComponentResource {
 function withoutPassword(c: Extract<ChartSource, { readonly repo: string }>): StoredSpec["chart"] {
   const { password: _password, ...rest } = c;
   return rest;
+}
+
+function isPlain(value: unknown): boolean {
+  return value !== undefined && !pulumi.Output.isInstance(value) && !(value instanceof Promise);
+}
+
+function validateKnownArgs(name: string, args: ClusterAddonArgs): void {
+  const known: Record<string, unknown> = { releaseName: args.releaseName ?? name, strategy: args.strategy };
+  for (const [key, value] of Object.entries(args)) {
+    if (key !== "kubeconfig" && key !== "clusterId" && isPlain(value)) known[key] = value;
+  }
+  validateKnownFields(known);
+  if (typeof args.kubeconfig === "string") clusterIdentityFromKubeconfig(args.kubeconfig);
 }

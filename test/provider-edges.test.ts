@@ -5,24 +5,33 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { SpecError } from "../core/index.js";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import type { ClusterAddonArgs } from "../provider/index.js";
 import { type AddonDecl, type AddonStack, addonStack, liveRelease } from "./support/addon.js";
 import { localChart } from "./support/charts.js";
 import { createHelmSpy, type HelmSpy } from "./support/helm-spy.js";
+import { collectProgramRejections, type ProgramRejections } from "./support/pulumi.js";
 
 describe("ClusterAddon at the edges", { timeout: 1_200_000 }, () => {
   let cluster: LocalCluster;
   let spy: HelmSpy;
   const stacks: AddonStack[] = [];
+  let rejections: ProgramRejections;
 
   before(async () => {
+    rejections = collectProgramRejections();
     [cluster, spy] = await Promise.all([startLocalCluster({ name: "edges" }), createHelmSpy()]);
     await cluster.ready;
   });
   after(async () => {
     await Promise.allSettled(stacks.map((s) => s.dispose()));
     await Promise.allSettled([cluster?.stop(), spy?.remove()]);
+    rejections.restore();
+    // Only the input errors the failing programs threw on purpose may be left behind.
+    for (const reason of rejections.reasons) {
+      assert.ok(reason instanceof SpecError, `unexpected unhandled rejection: ${String(reason)}`);
+    }
   });
 
   async function stackOf(decls: AddonDecl[]): Promise<AddonStack> {

@@ -91,3 +91,34 @@ async function readTree(dir: string): Promise<string> {
   }
   return text;
 }
+
+/** Rejections collected by {@link collectProgramRejections}. */
+export interface ProgramRejections {
+  /** The rejection reasons collected so far. */
+  readonly reasons: unknown[];
+  /** Puts the test runner's own listeners back. */
+  restore(): void;
+}
+
+/**
+ * When an inline program throws, Pulumi's in-process runtime leaves the error in promises nobody
+ * awaits, and Node reports each as an unhandled rejection (twice per failed program) after the test
+ * that ran `up` has ended. The engine already reported the error (tests assert on its output), so
+ * for suites that run failing programs on purpose this collects those rejections instead of letting
+ * node:test fail the file; the suite then asserts that every one is an expected error.
+ */
+export function collectProgramRejections(): ProgramRejections {
+  const saved = process.listeners("unhandledRejection");
+  process.removeAllListeners("unhandledRejection");
+  const reasons: unknown[] = [];
+  process.on("unhandledRejection", (reason) => {
+    reasons.push(reason);
+  });
+  return {
+    reasons,
+    restore: () => {
+      process.removeAllListeners("unhandledRejection");
+      for (const l of saved) process.on("unhandledRejection", l);
+    },
+  };
+}
