@@ -320,7 +320,13 @@ export class HelmRunner {
       const args = ["status", releaseName, "--namespace", namespace, "-o", "json"];
       try {
         const { stdout } = await this.exec(ctx, args, this.queryOptions());
-        return parseRelease(stdout, args, this.redactor);
+        const release = parseRelease(stdout, args, this.redactor);
+        if (release.chartName !== "") return release;
+        // helm v4's `status -o json` carries no chart metadata; `get metadata` has it.
+        const metaArgs = ["get", "metadata", releaseName, "--namespace", namespace, "-o", "json"];
+        const meta = await this.exec(ctx, metaArgs, this.queryOptions());
+        const m = parseJson(meta.stdout, metaArgs, this.redactor) as Record<string, unknown>;
+        return { ...release, chartName: str(m.chart), chartVersion: str(m.version), appVersion: str(m.appVersion) };
       } catch (e) {
         if (isReleaseNotFound(e)) return undefined;
         throw e;
