@@ -1,0 +1,75 @@
+import { accessSync, constants, existsSync, readdirSync, realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+
+/**
+ * The directory where `npm run toolchain` (scripts/toolchain.sh) links the test binaries:
+ * `${XDG_CACHE_HOME:-$HOME/.cache}/helm-handoff/toolchain/bin`.
+ *
+ * @param env - the environment to read `XDG_CACHE_HOME` and `HOME` from.
+ */
+export function toolchainBinDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(cacheDir(env), "toolchain", "bin");
+}
+
+/**
+ * The project's cache directory, `${XDG_CACHE_HOME:-$HOME/.cache}/helm-handoff`.
+ *
+ * @param env - the environment to read `XDG_CACHE_HOME` and `HOME` from.
+ */
+export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache");
+  return join(base, "helm-handoff");
+}
+
+/**
+ * The absolute path of an executable, looked up on `PATH` first, then in {@link toolchainBinDir}.
+ *
+ * @param name - the executable's file name, e.g. `kube-apiserver`.
+ * @param env - the environment to read `PATH`, `XDG_CACHE_HOME` and `HOME` from.
+ * @throws Error naming the binary and `npm run toolchain` when it is found nowhere.
+ */
+export function findBinary(name: string, env: NodeJS.ProcessEnv = process.env): string {
+  const dirs = (env.PATH ?? "").split(delimiter).filter((dir) => dir !== "");
+  const toolchain = toolchainBinDir(env);
+  for (const dir of [...dirs, toolchain]) {
+    const candidate = join(dir, name);
+    if (isExecutable(candidate)) return candidate;
+  }
+  throw new Error(
+    `${name} was not found on PATH nor in ${toolchain}; run \`npm run toolchain\` to build the test toolchain`,
+  );
+}
+
+/**
+ * The kwok stage files (`*.yaml`) kept beside the kwok binary by the toolchain, in a `kwok-stages`
+ * directory next to the binary (or next to the file it links to), or in {@link toolchainBinDir}.
+ *
+ * @param kwokPath - the path of the kwok binary.
+ * @param env - the environment used to find the toolchain directory.
+ * @throws Error when no stage directory with YAML files is found.
+ */
+export function kwokStageFiles(kwokPath: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const candidates = [dirname(kwokPath), dirname(realpathSync(kwokPath)), toolchainBinDir(env)].map((dir) =>
+    join(dir, "kwok-stages"),
+  );
+  for (const dir of candidates) {
+    if (!existsSync(dir)) continue;
+    const files = readdirSync(dir)
+      .filter((file) => file.endsWith(".yaml"))
+      .sort();
+    if (files.length > 0) return files.map((file) => join(dir, file));
+  }
+  throw new Error(
+    `no kwok stage files (kwok-stages/*.yaml) were found next to ${kwokPath}; run \`npm run toolchain\` to install them`,
+  );
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,165 @@
+#!/usr/bin/env node
+/**
+ * `helm-handoff-local`: start or stop a local cluster from a shell.
+ *
+ *   helm-handoff-local up [--name N] [--workloads] [--detach]
+ *   helm-handoff-local down [--name N]
+ *
+ * `up` prints the kubeconfig path on stdout and stays in the foreground until Ctrl-C (or SIGTERM);
+ * `up --detach` runs that same foreground process in the background and returns once the cluster is ready.
+ * Either way a state file `${XDG_CACHE_HOME:-~/.cache}/helm-handoff/local-clusters/NAME.json` records it,
+ * and `down` stops it.
+ *
+ * @module
+ */
+import { spawn } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { cacheDir } from "./binaries.js";
+import { startLocalCluster } from "./cluster.js";
+
+const USAGE = `usage: helm-handoff-local up [--name N] [--workloads] [--detach]
+       helm-handoff-local down [--name N]`;
+
+/** What a running `up` records about its cluster. */
+interface State {
+  readonly name: string;
+  readonly pid: number;
+  readonly kubeconfigPath: string;
+  readonly server: string;
+  readonly dir: string;
+}
+
+const stateDir = join(cacheDir(), "local-clusters");
+const statePath = (name: string) => join(stateDir, `${name}.json`);
+
+function readState(name: string): State | undefined {
+  try {
+    return JSON.parse(readFileSync(statePath(name), "utf8")) as State;
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Fails when a cluster of that name is running; forgets a stale state file. */
+function assertNotRunning(name: string): void {
+  const state = readState(name);
+  if (state && alive(state.pid)) {
+    throw new Error(
+      `local cluster "${name}" is already running (pid ${state.pid}); stop it with: helm-handoff-local down --name ${name}`,
+    );
+  }
+  rmSync(statePath(name), { force: true });
+}
+
+async function up(name: string, workloads: boolean): Promise<void> {
+  assertNotRunning(name);
+  const cluster = await startLocalCluster({ name, workloads });
+  mkdirSync(stateDir, { recursive: true });
+  const state: State = {
+    name,
+    pid: process.pid,
+    kubeconfigPath: cluster.kubeconfigPath,
+    server: cluster.server,
+    dir: cluster.dir,
+  };
+  writeFileSync(statePath(name), `${JSON.stringify(state, null, 2)}\n`);
+  let stopping = false;
+  const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`stopping local cluster "${name}"...\n`);
+    await cluster.stop();
+    rmSync(statePath(name), { force: true });
+    process.exit(0);
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown());
+  setInterval(() => {}, 1 << 30);
+  process.stdout.write(`${cluster.kubeconfigPath}\n`);
+  process.stderr.write(
+    `local cluster "${name}" is up at ${cluster.server} (kube-system uid ${cluster.identity.uid})\n` +
+      `  export KUBECONFIG=${cluster.kubeconfigPath}\n  logs: ${cluster.logDir}\n  Ctrl-C stops it\n`,
+  );
+}
+
+async function upDetached(name: string, workloads: boolean): Promise<void> {
+  assertNotRunning(name);
+  mkdirSync(stateDir, { recursive: true });
+  const logFile = join(stateDir, `${name}.log`);
+  const fd = openSync(logFile, "w");
+  const args = [fileURLToPath(import.meta.url), "up", "--name", name, ...(workloads ? ["--workloads"] : [])];
+  const child = spawn(process.execPath, args, { detached: true, stdio: ["ignore", fd, fd] });
+  closeSync(fd);
+  let exited = false;
+  child.once("exit", () => {
+    exited = true;
+  });
+  child.unref();
+  for (const deadline = Date.now() + 300_000; Date.now() < deadline; await sleep(250)) {
+    const state = readState(name);
+    if (state && state.pid === child.pid) {
+      process.stdout.write(`${state.kubeconfigPath}\n`);
+      return;
+    }
+    if (exited) break;
+  }
+  if (!exited && child.pid !== undefined) process.kill(child.pid, "SIGTERM");
+  throw new Error(
+    `local cluster "${name}" did not start; see ${logFile}:\n${readFileSync(logFile, "utf8").trimEnd()}`,
+  );
+}
+
+async function down(name: string): Promise<void> {
+  const state = readState(name);
+  if (!state || !alive(state.pid)) {
+    rmSync(statePath(name), { force: true });
+    process.stderr.write(`local cluster "${name}" is not running\n`);
+    return;
+  }
+  process.kill(state.pid, "SIGTERM");
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(200)) {
+    if (!existsSync(statePath(name)) || !alive(state.pid)) break;
+  }
+  if (alive(state.pid) && existsSync(statePath(name))) process.kill(state.pid, "SIGKILL");
+  rmSync(statePath(name), { force: true });
+  process.stderr.write(`local cluster "${name}" stopped\n`);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: "string", short: "n", default: "local" },
+      workloads: { type: "boolean", default: false },
+      detach: { type: "boolean", short: "d", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  const [command] = positionals;
+  if (values.help || positionals.length !== 1) {
+    process.stdout.write(`${USAGE}\n`);
+    if (!values.help) process.exitCode = 2;
+    return;
+  }
+  if (command === "up") await (values.detach ? upDetached : up)(values.name, values.workloads);
+  else if (command === "down") await down(values.name);
+  else throw new Error(`unknown command "${command}"\n${USAGE}`);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(`helm-handoff-local: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

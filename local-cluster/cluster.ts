@@ -1,0 +1,452 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { type ApiResponse, type KubeObject, sendRequest, type TlsCredentials } from "./api.js";
+import { findBinary, kwokStageFiles } from "./binaries.js";
+import { type ClusterPki, generatePki } from "./certs.js";
+import { apiServerArgs, controllerManagerArgs, etcdArgs, kwokArgs, schedulerArgs } from "./flags.js";
+import { buildKubeconfig, writePrivateFile } from "./kubeconfig.js";
+import { freePort, isAddressInUse } from "./ports.js";
+import { Daemon, type DaemonSpec, Guard } from "./processes.js";
+import { waitUntil } from "./wait.js";
+import { createNode, defaultServiceAccount, KWOK_NODE_NAME, nodeSchedulable } from "./workloads.js";
+
+/** Options of {@link startLocalCluster}. */
+export interface LocalClusterOptions {
+  /**
+   * Cluster name: kubeconfig cluster/context name and part of the temp dir name. Lowercase letters,
+   * digits and "-".
+   * @default "local"
+   */
+  readonly name?: string;
+  /**
+   * Also run kube-controller-manager, kube-scheduler and kwok with one fake node ({@link KWOK_NODE_NAME}),
+   * so that Deployments get Ready pods; the start waits until the node is Ready.
+   * @default false
+   */
+  readonly workloads?: boolean;
+  /**
+   * Milliseconds between starting etcd and starting kube-apiserver, as for a freshly provisioned
+   * cluster. When above 0, {@link startLocalCluster} returns as soon as the kubeconfig is written and
+   * {@link LocalCluster.ready} settles later.
+   * @default 0
+   */
+  readonly apiServerDelay?: number;
+  /**
+   * Milliseconds the whole start (after `apiServerDelay`) and each {@link LocalCluster.startApiServer} may
+   * take before failing.
+   * @default 120000
+   */
+  readonly startTimeout?: number;
+}
+
+/** What identifies one cluster: a recreated cluster has a new kube-system UID and a new CA. */
+export interface ClusterIdentity {
+  /** UID of the kube-system namespace. */
+  readonly uid: string;
+  /** sha256 of the CA certificate's DER encoding, lowercase hex without colons. */
+  readonly caFingerprint: string;
+}
+
+/** A running process of the cluster, as listed by {@link LocalCluster.processes}. */
+export interface ClusterProcess {
+  /** `guard`, `etcd`, `kube-apiserver`, `kube-controller-manager`, `kube-scheduler` or `kwok`. */
+  readonly name: string;
+  /** Process id. */
+  readonly pid: number;
+}
+
+/** A throwaway Kubernetes control plane on 127.0.0.1, made of local processes. */
+export interface LocalCluster {
+  /** The cluster name. */
+  readonly name: string;
+  /** The kubeconfig (admin client certificate, embedded CA), as YAML text. */
+  readonly kubeconfig: string;
+  /** The same kubeconfig as a file with mode 0600, inside {@link dir}. */
+  readonly kubeconfigPath: string;
+  /** The API server URL, `https://127.0.0.1:PORT`; it never changes, even across API server restarts. */
+  readonly server: string;
+  /** The cluster's temporary directory (certificates, etcd data, logs), removed by {@link stop}. */
+  readonly dir: string;
+  /** Where each daemon appends its output (`etcd.log`, `kube-apiserver.log`, ...). */
+  readonly logDir: string;
+  /** The fake node's name when started with `workloads: true`. */
+  readonly nodeName: string | undefined;
+  /**
+   * The cluster's identity.
+   * @throws Error `local cluster "NAME" is not ready yet: await cluster.ready first` before {@link ready}
+   * has resolved.
+   */
+  readonly identity: ClusterIdentity;
+  /**
+   * Resolves with the identity once the API server answers `/readyz` (and, with workloads, the node is
+   * Ready); already resolved when `apiServerDelay` is 0. Rejects when the start fails or {@link stop} is
+   * called first; call {@link stop} afterwards in any case.
+   */
+  readonly ready: Promise<ClusterIdentity>;
+  /** The processes running now, the guard first. */
+  processes(): ClusterProcess[];
+  /**
+   * Sends one request to the API server as the admin user.
+   *
+   * @param method - HTTP method.
+   * @param path - absolute API path, e.g. `/api/v1/namespaces`.
+   * @param body - JSON body.
+   */
+  request(method: string, path: string, body?: unknown): Promise<ApiResponse>;
+  /** Stops kube-apiserver with SIGTERM (SIGKILL after 10 s); etcd and its data stay. */
+  stopApiServer(): Promise<void>;
+  /** Kills kube-apiserver with SIGKILL (a crash); etcd and its data stay. */
+  killApiServer(): Promise<void>;
+  /** Starts kube-apiserver again on the same URL and waits for `/readyz`. */
+  startApiServer(): Promise<void>;
+  /**
+   * Stops every process with SIGTERM (SIGKILL after 10 s), etcd last, waits for them and removes {@link dir}.
+   * Idempotent.
+   */
+  stop(): Promise<void>;
+}
+
+const STOP_GRACE_MS = 10_000;
+const PORT_ATTEMPTS = 3;
+const NAME_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** Paths of the executables a cluster runs. */
+interface Binaries {
+  readonly etcd: string;
+  readonly apiServer: string;
+  readonly workloads?: {
+    readonly controllerManager: string;
+    readonly scheduler: string;
+    readonly kwok: string;
+    readonly stageFiles: readonly string[];
+  };
+}
+
+/**
+ * Starts etcd and kube-apiserver (and, with `workloads`, kube-controller-manager, kube-scheduler and kwok)
+ * on free loopback ports, with fresh certificates, in a new temporary directory.
+ *
+ * Every process runs in its own process group and is watched by a small guard process that kills them
+ * and removes the directory if this process dies, even by SIGKILL.
+ *
+ * @throws Error naming a missing binary, or a daemon's failure with the last lines of its log.
+ */
+export async function startLocalCluster(options: LocalClusterOptions = {}): Promise<LocalCluster> {
+  const name = options.name ?? "local";
+  const delay = options.apiServerDelay ?? 0;
+  if (!NAME_PATTERN.test(name)) {
+    throw new Error(`invalid cluster name "${name}": use lowercase letters, digits and "-"`);
+  }
+  if (!Number.isFinite(delay) || delay < 0)
+    throw new Error(`invalid apiServerDelay ${delay}: use milliseconds >= 0`);
+  const binaries = findBinaries(options.workloads ?? false);
+  const dir = mkdtempSync(join(tmpdir(), `helm-handoff-${name}-`));
+  const guard = Guard.start(dir);
+  let cluster: Cluster | undefined;
+  try {
+    const pki = await generatePki(join(dir, "pki"), name);
+    const port = await freePort();
+    const timeoutMs = options.startTimeout ?? 120_000;
+    cluster = new Cluster({ name, dir, binaries, pki, guard, port, timeoutMs, delayMs: delay });
+    if (delay === 0) await cluster.ready;
+    return cluster;
+  } catch (error) {
+    if (cluster) await cluster.stop();
+    else {
+      rmSync(dir, { recursive: true, force: true });
+      await guard.close();
+    }
+    throw error;
+  }
+}
+
+function findBinaries(workloads: boolean): Binaries {
+  const etcd = findBinary("etcd");
+  const apiServer = findBinary("kube-apiserver");
+  if (!workloads) return { etcd, apiServer };
+  const kwok = findBinary("kwok");
+  return {
+    etcd,
+    apiServer,
+    workloads: {
+      controllerManager: findBinary("kube-controller-manager"),
+      scheduler: findBinary("kube-scheduler"),
+      kwok,
+      stageFiles: kwokStageFiles(kwok),
+    },
+  };
+}
+
+/** Everything a {@link Cluster} is made from. */
+interface ClusterSetup {
+  readonly name: string;
+  readonly dir: string;
+  readonly binaries: Binaries;
+  readonly pki: ClusterPki;
+  readonly guard: Guard;
+  /** The API server's port, known before it starts. */
+  readonly port: number;
+  readonly timeoutMs: number;
+  readonly delayMs: number;
+}
+
+class Cluster implements LocalCluster {
+  readonly name: string;
+  readonly dir: string;
+  readonly logDir: string;
+  readonly kubeconfigPath: string;
+  readonly nodeName: string | undefined;
+  readonly ready: Promise<ClusterIdentity>;
+  #kubeconfig = "";
+  #port: number;
+  #etcdUrl = "";
+  #identity: ClusterIdentity | undefined;
+  #stopping: Promise<void> | undefined;
+  #apiServerStarting = false;
+  readonly #binaries: Binaries;
+  readonly #pki: ClusterPki;
+  readonly #tls: Required<TlsCredentials>;
+  readonly #guard: Guard;
+  readonly #timeoutMs: number;
+  readonly #daemons = new Map<string, Daemon>();
+  readonly #abort = new AbortController();
+
+  constructor(setup: ClusterSetup) {
+    const { name, dir, binaries, pki } = setup;
+    this.name = name;
+    this.dir = dir;
+    this.logDir = join(dir, "logs");
+    this.kubeconfigPath = join(dir, "kubeconfig");
+    this.nodeName = binaries.workloads ? KWOK_NODE_NAME : undefined;
+    this.#binaries = binaries;
+    this.#pki = pki;
+    this.#guard = setup.guard;
+    this.#timeoutMs = setup.timeoutMs;
+    this.#port = setup.port;
+    this.#tls = {
+      ca: readFileSync(pki.caCert, "utf8"),
+      cert: readFileSync(pki.adminCert, "utf8"),
+      key: readFileSync(pki.adminKey, "utf8"),
+    };
+    mkdirSync(this.logDir, { mode: 0o700 });
+    this.#writeKubeconfig();
+    // Starts etcd now and the rest in the background; nobody may be listening for a failure yet.
+    this.ready = this.#bringUp(setup.delayMs);
+    this.ready.catch(() => {});
+  }
+
+  get kubeconfig(): string {
+    return this.#kubeconfig;
+  }
+
+  get server(): string {
+    return `https://127.0.0.1:${this.#port}`;
+  }
+
+  get identity(): ClusterIdentity {
+    if (this.#identity === undefined) throw this.#notReady();
+    return this.#identity;
+  }
+
+  processes(): ClusterProcess[] {
+    const daemons = [...this.#daemons.values()].filter((daemon) => daemon.running);
+    const guard = this.#guard.running ? [{ name: "guard", pid: this.#guard.pid }] : [];
+    return [...guard, ...daemons.map(({ name, pid }) => ({ name, pid }))];
+  }
+
+  request(method: string, path: string, body?: unknown): Promise<ApiResponse> {
+    return sendRequest(`${this.server}${path}`, { method, body, tls: this.#tls });
+  }
+
+  async stopApiServer(): Promise<void> {
+    await this.#daemons.get("kube-apiserver")?.stop(STOP_GRACE_MS);
+  }
+
+  async killApiServer(): Promise<void> {
+    await this.#daemons.get("kube-apiserver")?.kill();
+  }
+
+  async startApiServer(): Promise<void> {
+    this.#abort.signal.throwIfAborted();
+    if (this.#identity === undefined) throw this.#notReady();
+    if (this.#daemons.get("kube-apiserver")?.running || this.#apiServerStarting) {
+      throw new Error(`kube-apiserver of local cluster "${this.name}" is already running`);
+    }
+    this.#apiServerStarting = true;
+    try {
+      await this.#startApiServer(Date.now() + this.#timeoutMs, false);
+    } finally {
+      this.#apiServerStarting = false;
+    }
+  }
+
+  stop(): Promise<void> {
+    this.#stopping ??= this.#stop();
+    return this.#stopping;
+  }
+
+  async #stop(): Promise<void> {
+    this.#abort.abort(new Error(`local cluster "${this.name}" was stopped`));
+    // etcd last: kube-apiserver hangs in its shutdown (until SIGKILL) when etcd is gone already.
+    const daemons = [...this.#daemons.values()];
+    await Promise.all(daemons.filter((d) => d.name !== "etcd").map((d) => d.stop(STOP_GRACE_MS)));
+    await Promise.all(daemons.map((d) => d.stop(STOP_GRACE_MS)));
+    await this.ready.catch(() => {});
+    await Promise.all([...this.#daemons.values()].map((daemon) => daemon.kill()));
+    rmSync(this.dir, { recursive: true, force: true, maxRetries: 5 });
+    await this.#guard.close();
+  }
+
+  async #bringUp(delayMs: number): Promise<ClusterIdentity> {
+    const start = Date.now();
+    const deadline = start + delayMs + this.#timeoutMs;
+    await this.#startEtcd(deadline);
+    const remaining = start + delayMs - Date.now();
+    const { signal } = this.#abort;
+    if (remaining > 0) await sleep(remaining, undefined, { signal }).catch(() => signal.throwIfAborted());
+    await this.#startApiServer(deadline, delayMs === 0);
+    const uid = await this.#wait("the kube-system namespace", deadline, ["kube-apiserver"], async () => {
+      const res = await this.request("GET", "/api/v1/namespaces/kube-system");
+      return res.ok ? res.json<KubeObject>().metadata?.uid : undefined;
+    });
+    if (this.#binaries.workloads) await this.#startWorkloads(this.#binaries.workloads, deadline);
+    this.#identity = { uid, caFingerprint: this.#pki.caFingerprint };
+    return this.#identity;
+  }
+
+  async #startEtcd(deadline: number): Promise<void> {
+    const dataDir = join(this.dir, "etcd");
+    await this.#startWithRetry(
+      async () => {
+        rmSync(dataDir, { recursive: true, force: true });
+        const [client, peer] = [await freePort(), await freePort()];
+        this.#etcdUrl = `http://127.0.0.1:${client}`;
+        return this.#spec("etcd", this.#binaries.etcd, etcdArgs(dataDir, client, peer));
+      },
+      () =>
+        this.#wait("etcd to report healthy", deadline, ["etcd"], async () => {
+          const res = await sendRequest(`${this.#etcdUrl}/health`);
+          return res.ok ? true : undefined;
+        }),
+      PORT_ATTEMPTS,
+    );
+  }
+
+  /** Starts kube-apiserver; a taken port is replaced (and the kubeconfig rewritten) only if `mayMove`. */
+  async #startApiServer(deadline: number, mayMove: boolean): Promise<void> {
+    const workloads = this.#binaries.workloads !== undefined;
+    let attempt = 0;
+    await this.#startWithRetry(
+      async () => {
+        if (attempt++ > 0) {
+          this.#port = await freePort();
+          this.#writeKubeconfig();
+        }
+        const args = apiServerArgs({ etcdUrl: this.#etcdUrl, port: this.#port, pki: this.#pki, workloads });
+        return this.#spec("kube-apiserver", this.#binaries.apiServer, args);
+      },
+      () =>
+        this.#wait("kube-apiserver to answer /readyz", deadline, ["kube-apiserver", "etcd"], async () => {
+          const res = await this.request("GET", "/readyz");
+          if (res.ok) return true;
+          throw new Error(
+            `/readyz answered ${res.status}: ${res.text.trim().split("\n").slice(-3).join("; ")}`,
+          );
+        }),
+      mayMove ? PORT_ATTEMPTS : 1,
+    );
+  }
+
+  async #startWorkloads(bins: NonNullable<Binaries["workloads"]>, deadline: number): Promise<void> {
+    const healthz = (name: string, port: () => number) => () =>
+      this.#wait(`${name} to answer /healthz`, deadline, [name], async () => {
+        const res = await sendRequest(`https://127.0.0.1:${port()}/healthz`, { tls: { ca: this.#tls.ca } });
+        return res.ok ? true : undefined;
+      });
+    let cmPort = 0;
+    let schedulerPort = 0;
+    await Promise.all([
+      this.#startWithRetry(
+        async () => {
+          cmPort = await freePort();
+          const args = controllerManagerArgs(this.kubeconfigPath, cmPort, this.#pki, this.name);
+          return this.#spec("kube-controller-manager", bins.controllerManager, args);
+        },
+        healthz("kube-controller-manager", () => cmPort),
+        PORT_ATTEMPTS,
+      ),
+      this.#startWithRetry(
+        async () => {
+          schedulerPort = await freePort();
+          const args = schedulerArgs(this.kubeconfigPath, schedulerPort, this.#pki);
+          return this.#spec("kube-scheduler", bins.scheduler, args);
+        },
+        healthz("kube-scheduler", () => schedulerPort),
+        PORT_ATTEMPTS,
+      ),
+      this.#startDaemon({
+        ...this.#spec("kwok", bins.kwok, kwokArgs(this.kubeconfigPath, bins.stageFiles)),
+        // kwok also reads ~/.kwok/kwok.yaml: keep a user's own kwok setup out.
+        env: { ...process.env, HOME: this.dir },
+      }),
+    ]);
+    const all = ["kwok", "kube-controller-manager", "kube-scheduler", "kube-apiserver"];
+    const send = this.request.bind(this);
+    await this.#wait(`node ${KWOK_NODE_NAME} to be created`, deadline, all, () =>
+      createNode(send, KWOK_NODE_NAME),
+    );
+    await this.#wait(`node ${KWOK_NODE_NAME} to be Ready`, deadline, all, () =>
+      nodeSchedulable(send, KWOK_NODE_NAME),
+    );
+    await this.#wait("the default ServiceAccount", deadline, all, () => defaultServiceAccount(send));
+  }
+
+  /** Starts a daemon and awaits `ready`; retries with a fresh spec when its port turned out to be taken. */
+  async #startWithRetry(
+    spec: () => Promise<DaemonSpec>,
+    ready: () => Promise<unknown>,
+    attempts: number,
+  ): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const daemon = await this.#startDaemon(await spec());
+      try {
+        await ready();
+        return;
+      } catch (error) {
+        const collided = !daemon.running && isAddressInUse(daemon.logTail(200));
+        if (!collided || attempt >= attempts) throw error;
+      }
+    }
+  }
+
+  async #startDaemon(spec: DaemonSpec): Promise<Daemon> {
+    this.#abort.signal.throwIfAborted();
+    const daemon = await Daemon.start(spec, this.#guard);
+    this.#daemons.set(spec.name, daemon);
+    if (this.#abort.signal.aborted) {
+      await daemon.kill();
+      this.#abort.signal.throwIfAborted();
+    }
+    return daemon;
+  }
+
+  #spec(name: string, command: string, args: string[]): DaemonSpec {
+    return { name, command, args, cwd: this.dir, logFile: join(this.logDir, `${name}.log`) };
+  }
+
+  #wait<T>(what: string, deadline: number, names: string[], check: () => Promise<T | undefined>): Promise<T> {
+    const watch = names.flatMap((name) => this.#daemons.get(name) ?? []);
+    return waitUntil(check, { what, deadline, signal: this.#abort.signal, watch });
+  }
+
+  #notReady(): Error {
+    return new Error(`local cluster "${this.name}" is not ready yet: await cluster.ready first`);
+  }
+
+  #writeKubeconfig(): void {
+    this.#kubeconfig = buildKubeconfig(this.name, this.server, this.#tls);
+    writePrivateFile(this.kubeconfigPath, this.#kubeconfig);
+  }
+}

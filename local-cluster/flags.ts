@@ -1,0 +1,140 @@
+import type { ClusterPki } from "./certs.js";
+
+/** The service range; its first address (10.0.0.1) is the `kubernetes` Service IP. */
+export const SERVICE_CIDR = "10.0.0.0/24";
+/** Pod IPs that kwok hands out (kept apart from the service range). */
+export const POD_CIDR = "10.244.0.0/16";
+
+const url = (port: number) => `http://127.0.0.1:${port}`;
+
+/** etcd on loopback, single member, no fsync (test data only). */
+export function etcdArgs(dataDir: string, clientPort: number, peerPort: number): string[] {
+  return [
+    "--name",
+    "helm-handoff",
+    "--data-dir",
+    dataDir,
+    "--listen-client-urls",
+    url(clientPort),
+    "--advertise-client-urls",
+    url(clientPort),
+    "--listen-peer-urls",
+    url(peerPort),
+    "--initial-advertise-peer-urls",
+    url(peerPort),
+    "--initial-cluster",
+    `helm-handoff=${url(peerPort)}`,
+    "--unsafe-no-fsync",
+  ];
+}
+
+/** What {@link apiServerArgs} needs. */
+export interface ApiServerFlags {
+  /** etcd client URL. */
+  readonly etcdUrl: string;
+  /** Secure port on 127.0.0.1. */
+  readonly port: number;
+  /** Generated certificates and keys. */
+  readonly pki: ClusterPki;
+  /** Whether pods will run (then the ServiceAccount admission plugin stays enabled). */
+  readonly workloads: boolean;
+}
+
+/** kube-apiserver in the style of controller-runtime's envtest, with RBAC and client-certificate auth. */
+export function apiServerArgs({ etcdUrl, port, pki, workloads }: ApiServerFlags): string[] {
+  return [
+    "--etcd-servers",
+    etcdUrl,
+    "--bind-address",
+    "127.0.0.1",
+    "--secure-port",
+    String(port),
+    "--advertise-address",
+    "127.0.0.1",
+    "--tls-cert-file",
+    pki.servingCert,
+    "--tls-private-key-file",
+    pki.servingKey,
+    "--client-ca-file",
+    pki.caCert,
+    "--service-cluster-ip-range",
+    SERVICE_CIDR,
+    "--allow-privileged=true",
+    "--authorization-mode",
+    "RBAC",
+    "--service-account-issuer",
+    `https://127.0.0.1:${port}/`,
+    "--service-account-key-file",
+    pki.serviceAccountPub,
+    "--service-account-signing-key-file",
+    pki.serviceAccountKey,
+    "--profiling=false",
+    // Without the controller-manager nobody creates the default ServiceAccounts pods would need.
+    ...(workloads ? [] : ["--disable-admission-plugins", "ServiceAccount"]),
+  ];
+}
+
+/** kube-controller-manager with every default controller, serving our certificate on `port`. */
+export function controllerManagerArgs(
+  kubeconfig: string,
+  port: number,
+  pki: ClusterPki,
+  name: string,
+): string[] {
+  return [
+    "--kubeconfig",
+    kubeconfig,
+    "--leader-elect=false",
+    "--bind-address",
+    "127.0.0.1",
+    "--secure-port",
+    String(port),
+    "--tls-cert-file",
+    pki.servingCert,
+    "--tls-private-key-file",
+    pki.servingKey,
+    "--service-account-private-key-file",
+    pki.serviceAccountKey,
+    "--root-ca-file",
+    pki.caCert,
+    "--use-service-account-credentials",
+    "--controllers=*",
+    "--cluster-name",
+    name,
+  ];
+}
+
+/** kube-scheduler, serving our certificate on `port`. */
+export function schedulerArgs(kubeconfig: string, port: number, pki: ClusterPki): string[] {
+  return [
+    "--kubeconfig",
+    kubeconfig,
+    "--leader-elect=false",
+    "--bind-address",
+    "127.0.0.1",
+    "--secure-port",
+    String(port),
+    "--tls-cert-file",
+    pki.servingCert,
+    "--tls-private-key-file",
+    pki.servingKey,
+  ];
+}
+
+/** kwok managing the nodes labelled `type=kwok`, with one `--config` per stage file. */
+export function kwokArgs(kubeconfig: string, stageFiles: readonly string[]): string[] {
+  return [
+    "--kubeconfig",
+    kubeconfig,
+    "--manage-all-nodes=false",
+    "--manage-nodes-with-label-selector",
+    "type=kwok",
+    "--cidr",
+    POD_CIDR,
+    "--node-ip",
+    "127.0.0.1",
+    "--node-lease-duration-seconds",
+    "40",
+    ...stageFiles.flatMap((file) => ["--config", file]),
+  ];
+}

@@ -1,0 +1,21 @@
+/**
+ * `helm-handoff/local-cluster`: throwaway Kubernetes control planes (etcd + kube-apiserver, optionally
+ * kube-controller-manager, kube-scheduler and kwok with a fake node) run as local processes, for tests.
+ *
+ * @example
+ * ```ts
+ * const cluster = await startLocalCluster({ name: "a", workloads: true });
+ * try {
+ *   // helm --kubeconfig cluster.kubeconfigPath install ...
+ * } finally {
+ *   await cluster.stop();
+ * }
+ * ```
+ *
+ * @module
+ */
+export { ApiResponse } from "./api.js";
+export { cacheDir, findBinary, toolchainBinDir } from "./binaries.js";
+export type { ClusterIdentity, ClusterProcess, LocalCluster, LocalClusterOptions } from "./cluster.js";
+export { startLocalCluster } from "./cluster.js";
+export { KWOK_NODE_NAME } from "./workloads.js";
