@@ -175,6 +175,8 @@ interface CallOptions {
 interface CallContext {
   readonly dir: string;
   readonly redactor: Redactor;
+  /** The kubeconfig file, once written (a call may run helm more than once). */
+  kubeconfigFile?: string;
 }
 
 /** The default location of the project's toolchain bin dir. */
@@ -570,9 +572,12 @@ export class HelmRunner {
           `kubeconfig is required for "helm ${args[0] ?? ""}": pass the kubeconfig option to HelmRunner`,
         );
       }
-      const kc = join(ctx.dir, "kubeconfig");
-      await writeFile(kc, this.opts.kubeconfig, { mode: 0o600, flag: "wx" });
-      full.push("--kubeconfig", kc);
+      if (ctx.kubeconfigFile === undefined) {
+        const kc = join(ctx.dir, "kubeconfig");
+        await writeFile(kc, this.opts.kubeconfig, { mode: 0o600, flag: "wx" });
+        ctx.kubeconfigFile = kc;
+      }
+      full.push("--kubeconfig", ctx.kubeconfigFile);
     }
     // isolate from the user's helm config: credentials, if any, live in the temp dir
     full.push(
