@@ -7,12 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  KubeConfig,
-  type KubernetesObject,
-  KubernetesObjectApi,
-  PatchStrategy,
-} from "@kubernetes/client-node";
+import { KubeConfig, KubernetesObjectApi } from "@kubernetes/client-node";
 import { parseAllDocuments } from "yaml";
 import {
   argoCdApplicationObject,
@@ -26,7 +21,7 @@ import { makeHandoffRecord } from "../core/handoff.js";
 import { HelmRunner } from "../core/helm.js";
 import { validateSpec } from "../core/spec.js";
 import { findBinary, type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
-import { crdDir, crdFiles, isolateCache, newChart, testChart } from "./constructs-support.js";
+import { crdDir, crdFiles, isolateCache, newChart, RawApplier, testChart } from "./constructs-support.js";
 
 /**
  * The field manager used for the server-side apply: helm v4's own. helm v4 installs and upgrades
@@ -49,20 +44,18 @@ function missingBinary(): string | undefined {
 
 const missing = missingBinary();
 
-async function apply(api: KubernetesObjectApi, o: KubeObject, dryRun?: "All"): Promise<KubernetesObject> {
-  return api.patch(
-    o as KubernetesObject,
-    undefined,
-    dryRun,
-    FIELD_MANAGER,
-    true,
-    PatchStrategy.ServerSideApply,
-  );
+/**
+ * Server-side apply as {@link FIELD_MANAGER}, with the body sent as is and strict field validation
+ * (see {@link RawApplier} for why not `KubernetesObjectApi.patch`).
+ */
+function apply(applier: RawApplier, o: KubeObject, dryRun = false): Promise<KubeObject> {
+  return applier.apply(o, { fieldManager: FIELD_MANAGER, dryRun });
 }
 
 describe("ClusterAddon against a local cluster", { skip: missing && `${missing} is not built yet` }, () => {
   let cluster: LocalCluster;
   let api: KubernetesObjectApi;
+  let applier: RawApplier;
   let cache: ReturnType<typeof isolateCache>;
 
   before(async () => {
@@ -71,6 +64,7 @@ describe("ClusterAddon against a local cluster", { skip: missing && `${missing} 
     const kc = new KubeConfig();
     kc.loadFromString(cluster.kubeconfig);
     api = KubernetesObjectApi.makeApiClient(kc);
+    applier = new RawApplier(cluster.kubeconfig);
   });
   after(async () => {
     await cluster?.stop();
@@ -85,7 +79,7 @@ describe("ClusterAddon against a local cluster", { skip: missing && `${missing} 
       createNamespace: true,
       values: { message: "from-cdk8s" },
     });
-    for (const o of addon.objects) await apply(api, o);
+    for (const o of addon.objects) await apply(applier, o);
 
     const helm = new HelmRunner({ kubeconfig: cluster.kubeconfig });
     const spec = (message: string) =>
@@ -122,12 +116,12 @@ describe("ClusterAddon against a local cluster", { skip: missing && `${missing} 
     for (const file of crdFiles(dir)) {
       for (const doc of parseAllDocuments(readFileSync(file, "utf8"))) {
         const crd = doc.toJS() as KubeObject | null;
-        if (crd?.kind === "CustomResourceDefinition") await apply(api, crd);
+        if (crd?.kind === "CustomResourceDefinition") await apply(applier, crd);
       }
     }
     await waitEstablished(cluster, 8);
     for (const ns of ["capi", "flux-system", "argocd"]) {
-      await apply(api, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
+      await apply(applier, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
     }
 
     const { chart } = newChart();
@@ -181,7 +175,7 @@ describe("ClusterAddon against a local cluster", { skip: missing && `${missing} 
     }
     const kinds = new Set<string>();
     for (const o of objects) {
-      const res = await apply(api, o, "All");
+      const res = await apply(applier, o, true);
       assert.equal(res.kind, o.kind);
       kinds.add(`${o.apiVersion}/${o.kind}`);
     }
@@ -196,6 +190,16 @@ describe("ClusterAddon against a local cluster", { skip: missing && `${missing} 
       "v1/ConfigMap",
       "v1/Secret",
     ]);
+
+    // The dry runs are strict: a field the upstream schema does not know fails them, so the
+    // generated objects above carry only fields the CRDs define.
+    const release = objects.find((o) => o.kind === "HelmRelease");
+    assert.ok(release !== undefined);
+    const spec0 = release.spec as Record<string, unknown>;
+    await assert.rejects(
+      apply(applier, { ...release, spec: { ...spec0, notAField: true } }, true),
+      /spec\.notAField: field not declared in schema/,
+    );
   });
 });
 

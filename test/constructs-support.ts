@@ -5,11 +5,14 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { type RequestOptions, request } from "node:https";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { KubeConfig } from "@kubernetes/client-node";
 import { App, Chart } from "cdk8s";
 import { resolveHelmBinary } from "../constructs/helm-sync.js";
+import type { KubeObject } from "../constructs/objects.js";
 
 /** The repository root (works from test/ and dist/test/). */
 export function repoRootDir(): string {
@@ -95,4 +98,96 @@ export function crdFiles(dir: string): string[] {
     .filter((f) => f.endsWith(".yaml"))
     .sort()
     .map((f) => join(dir, f));
+}
+
+/** Options of {@link RawApplier.apply}. */
+export interface RawApplyOptions {
+  /** Field manager of the server-side apply. */
+  readonly fieldManager: string;
+  /** Run it as a server-side dry run (`dryRun=All`): validated and defaulted, not persisted. */
+  readonly dryRun?: boolean;
+}
+
+/**
+ * Server-side apply of objects exactly as given: the JSON body is sent untouched, with
+ * `fieldValidation=Strict` so a field the schema does not know is an error rather than a warning.
+ *
+ * `KubernetesObjectApi.patch` of `@kubernetes/client-node` is not usable for this: it runs built-in
+ * kinds through its typed models, which read the camelCase property names of the generated classes,
+ * so raw YAML loses every key spelled differently (e.g. `x-kubernetes-preserve-unknown-fields` of a
+ * CRD schema, which makes Flux's HelmRelease CRD invalid) and silently drops unknown fields.
+ */
+export class RawApplier {
+  readonly #kc = new KubeConfig();
+  readonly #server: string;
+  readonly #resources = new Map<string, { readonly name: string; readonly namespaced: boolean }>();
+
+  /** @param kubeconfig - kubeconfig YAML of the target cluster (its current context is used). */
+  constructor(kubeconfig: string) {
+    this.#kc.loadFromString(kubeconfig);
+    const server = this.#kc.getCurrentCluster()?.server;
+    if (server === undefined) throw new Error("kubeconfig has no current cluster");
+    this.#server = server;
+  }
+
+  /** Applies `o`; resolves to the object the server returns, rejects with the server's message. */
+  async apply(o: KubeObject, options: RawApplyOptions): Promise<KubeObject> {
+    const query = new URLSearchParams({
+      fieldManager: options.fieldManager,
+      fieldValidation: "Strict",
+      force: "true",
+    });
+    if (options.dryRun === true) query.set("dryRun", "All");
+    const path = `${await this.#objectPath(o)}?${query}`;
+    const res = await this.#send("PATCH", path, "application/apply-patch+yaml", JSON.stringify(o));
+    return res as KubeObject;
+  }
+
+  async #objectPath(o: KubeObject): Promise<string> {
+    const base = o.apiVersion.includes("/") ? `/apis/${o.apiVersion}` : `/api/${o.apiVersion}`;
+    const key = `${o.apiVersion}/${o.kind}`;
+    let resource = this.#resources.get(key);
+    if (resource === undefined) {
+      const list = (await this.#send("GET", base)) as {
+        resources: { name: string; kind: string; namespaced: boolean }[];
+      };
+      for (const r of list.resources) {
+        if (!r.name.includes("/")) this.#resources.set(`${o.apiVersion}/${r.kind}`, r);
+      }
+      resource = this.#resources.get(key);
+      if (resource === undefined) throw new Error(`the server does not serve ${key}`);
+    }
+    const name = encodeURIComponent(o.metadata.name ?? "");
+    const ns = o.metadata.namespace;
+    if (!resource.namespaced) return `${base}/${resource.name}/${name}`;
+    if (ns === undefined) throw new Error(`${key} ${name} is namespaced but has no namespace`);
+    return `${base}/namespaces/${encodeURIComponent(ns)}/${resource.name}/${name}`;
+  }
+
+  async #send(method: string, path: string, contentType?: string, body?: string): Promise<unknown> {
+    const url = new URL(path, this.#server);
+    const opts: RequestOptions = { method, headers: { accept: "application/json" }, agent: false };
+    await this.#kc.applyToHTTPSOptions(opts);
+    if (body !== undefined && contentType !== undefined) {
+      opts.headers = { ...opts.headers, "content-type": contentType };
+    }
+    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(url, opts, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+        res.on("error", reject);
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+    if (status < 200 || status >= 300) {
+      let message = text;
+      try {
+        message = (JSON.parse(text) as { message?: string }).message ?? text;
+      } catch {}
+      throw new Error(`${method} ${path}: HTTP ${status}: ${message}`);
+    }
+    return JSON.parse(text) as unknown;
+  }
 }
