@@ -109,7 +109,10 @@ describe("helm v4 against a local cluster with a kwok node", { timeout: 600_000 
         "json",
       ]);
       // For oci:// charts helm prints "Pulled: …" and "Digest: …" before the JSON.
-      const installed = JSON.parse(out.stdout.slice(out.stdout.search(/^\{/m))) as { info: { status: string }; version: number };
+      const installed = JSON.parse(out.stdout.slice(out.stdout.search(/^\{/m))) as {
+        info: { status: string };
+        version: number;
+      };
       assert.equal(installed.info.status, "deployed");
       assert.equal(installed.version, 1);
       await assertReady(release, namespace);
