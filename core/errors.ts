@@ -214,7 +214,16 @@ export class DeadlineExceededError extends HelmHandoffError {
    * @param lastCause - the error of the last attempt
    */
   public constructor(what: string, deadline: string, attempts: readonly AttemptRecord[], lastCause: unknown) {
-    const lines = attempts.map((a) => `  #${a.attempt} at ${a.startedAt}: ${firstLine(a.error)}`);
+    // Long waits probe hundreds of times: list the first 3 and the last 5 (all are in `attempts`).
+    const line = (a: AttemptRecord): string => `  #${a.attempt} at ${a.startedAt}: ${firstLine(a.error)}`;
+    const lines =
+      attempts.length <= 10
+        ? attempts.map(line)
+        : [
+            ...attempts.slice(0, 3).map(line),
+            `  … ${attempts.length - 8} more attempt(s) …`,
+            ...attempts.slice(-5).map(line),
+          ];
     const last =
       lastCause instanceof Error ? lastCause.message : lastCause === undefined ? "none" : String(lastCause);
     super(

@@ -2,7 +2,9 @@
  * `HelmRunner`: runs helm v4 through execa with argv arrays only.
  *
  * Every call gets a private temp dir (0700) holding the kubeconfig, the values and any repository
- * credentials as 0600 files; it is removed after the call, also when helm fails or is killed.
+ * credentials as 0600 files; it is removed after the call, also when helm fails or is killed. A dir
+ * left by a process that was itself killed mid-call is removed by the next call of any process: each
+ * dir records its owner's pid, and dirs of dead owners are swept once per process.
  * Secrets never reach argv:
  * - HTTP(S) repositories with credentials: `helm repo add NAME URL --username U --password-stdin`
  *   into a `--repository-config`/`--repository-cache` inside the temp dir, then the chart is
@@ -18,7 +20,7 @@
  * @module
  */
 import { constants as fsConstants } from "node:fs";
-import { access, chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { access, chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { ExecaError, execa } from "execa";
@@ -328,7 +330,12 @@ export class HelmRunner {
         const metaArgs = ["get", "metadata", releaseName, "--namespace", namespace, "-o", "json"];
         const meta = await this.exec(ctx, metaArgs, this.queryOptions());
         const m = parseJson(meta.stdout, metaArgs, this.redactor) as Record<string, unknown>;
-        return { ...release, chartName: str(m.chart), chartVersion: str(m.version), appVersion: str(m.appVersion) };
+        return {
+          ...release,
+          chartName: str(m.chart),
+          chartVersion: str(m.version),
+          appVersion: str(m.appVersion),
+        };
       } catch (e) {
         if (isReleaseNotFound(e)) return undefined;
         throw e;
@@ -387,7 +394,8 @@ export class HelmRunner {
   /** Releases in `namespace` (all statuses), or in all namespaces when omitted. */
   public async list(namespace?: string): Promise<ReleaseListItem[]> {
     return this.withCall(async (ctx) => {
-      const args = ["list", "--all", "--max", "0", "-o", "json"];
+      // helm v4 lists every status by default and has no --all flag (it fails with "unknown flag").
+      const args = ["list", "--max", "0", "-o", "json"];
       if (namespace === undefined) args.push("--all-namespaces");
       else args.push("--namespace", namespace);
       const { stdout } = await this.exec(ctx, args, this.queryOptions());
@@ -489,9 +497,11 @@ export class HelmRunner {
 
   private async withCall<T>(fn: (ctx: CallContext) => Promise<T>): Promise<T> {
     const root = this.opts.tempDir ?? tmpdir();
-    const dir = await mkdtemp(join(root, "helm-handoff-"));
+    await sweepStaleCallDirs(root);
+    const dir = await mkdtemp(join(root, CALL_DIR_PREFIX));
     try {
       await chmod(dir, 0o700);
+      await writeFile(join(dir, OWNER_FILE), String(process.pid), { mode: 0o600 });
       return await fn({ dir, redactor: new Redactor().addAll(this.redactor) });
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -652,6 +662,20 @@ export class HelmRunner {
         { cause: e },
       );
     }
+    if (e.isTerminated && e.exitCode === undefined) {
+      // Killed by a signal we did not send (OOM killer, a node or CI agent shutting down): the
+      // attempt was cut short, not refused. The lifecycle removes the partial release and retries.
+      return makeHelmError(
+        {
+          kind: "transient",
+          reason: `helm was killed by ${e.signal ?? "a signal"}`,
+          command: argv,
+          exitCode: undefined,
+          stderr: summarizeStderr(stderr),
+        },
+        { cause: e },
+      );
+    }
     const cls = classifyHelmFailure(stderr);
     return makeHelmError(
       {
@@ -663,6 +687,55 @@ export class HelmRunner {
       },
       { cause: e },
     );
+  }
+}
+
+/** Prefix of the per-call temp dirs (`mkdtemp` appends six characters). */
+const CALL_DIR_PREFIX = "helm-handoff-";
+const CALL_DIR = /^helm-handoff-[A-Za-z0-9]{6}$/;
+/** File in each per-call temp dir holding the pid of the process that made it. */
+const OWNER_FILE = "owner.pid";
+/** A call dir without an owner file (still being set up, or made by an older version) is left alone this long. */
+const UNOWNED_GRACE_MS = 60 * 60 * 1000;
+const sweeps = new Map<string, Promise<void>>();
+
+/**
+ * Removes the per-call temp dirs that a process killed mid-call (SIGKILL of the dynamic provider,
+ * of `pulumi up`'s whole process tree) could not remove itself: dirs of this user whose owner
+ * process is gone. Runs once per temp root and process; best effort, never throws.
+ */
+function sweepStaleCallDirs(root: string): Promise<void> {
+  let sweep = sweeps.get(root);
+  if (sweep === undefined) {
+    sweep = (async () => {
+      const uid = process.getuid?.();
+      for (const name of await readdir(root).catch(() => [] as string[])) {
+        if (!CALL_DIR.test(name)) continue;
+        const dir = join(root, name);
+        try {
+          const st = await stat(dir);
+          if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) continue;
+          const owner = await readFile(join(dir, OWNER_FILE), "utf8").catch(() => undefined);
+          const stale =
+            owner === undefined ? Date.now() - st.mtimeMs > UNOWNED_GRACE_MS : !processExists(Number(owner));
+          if (stale) await rm(dir, { recursive: true, force: true });
+        } catch {
+          // removed meanwhile, or not ours to touch
+        }
+      }
+    })();
+    sweeps.set(root, sweep);
+  }
+  return sweep;
+}
+
+function processExists(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -109,16 +109,22 @@ export async function ensureRelease(
       attempt: 0,
       message: `waiting for the API server to answer /readyz`,
     });
+    // Probes run every ~0.5 s; report the first, every change of reason, and then every 20th.
+    let lastReason = "";
     await waitForApiServer(kubeconfig, {
       deadline: spec.retry.deadline,
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
-      onWait: (w) =>
+      onWait: (w) => {
+        const reason = runner.redact(w.reason);
+        if (reason === lastReason && w.attempt % 20 !== 0) return;
+        lastReason = reason;
         report({
           phase: "waiting-for-api-server",
           attempt: w.attempt,
-          message: `API server not ready (${runner.redact(w.reason)}); probing again in ${w.delay}`,
-          lastError: runner.redact(w.reason),
-        }),
+          message: `API server not ready after ${w.attempt} probe(s) (${reason}); still waiting`,
+          lastError: reason,
+        });
+      },
     });
   }
   const remaining = Math.max(1, spec.retry.deadline.toMilliseconds() - (Date.now() - started));

@@ -32,9 +32,9 @@ export interface WaitForApiServerOptions {
   readonly context?: string;
   /** Timeout of one probe. @default - 5 seconds */
   readonly probeTimeout?: Duration;
-  /** Smallest wait between probes. @default - 250 milliseconds */
+  /** Smallest wait between probes. @default - 100 milliseconds */
   readonly minBackoff?: Duration;
-  /** Largest wait between probes. @default - 2 seconds */
+  /** Largest wait between probes (a probe is one cheap GET, so the install starts within this of readiness). @default - 500 milliseconds */
   readonly maxBackoff?: Duration;
 }
 
@@ -76,8 +76,8 @@ export async function waitForApiServer(
     },
     {
       deadline: options.deadline,
-      minBackoff: options.minBackoff ?? Duration.millis(250),
-      maxBackoff: options.maxBackoff ?? Duration.seconds(2),
+      minBackoff: options.minBackoff ?? Duration.millis(100),
+      maxBackoff: options.maxBackoff ?? Duration.millis(500),
       isRetryable: (e) => !(e instanceof CredentialsRejectedError),
       what: `waiting for the API server ${target.server} to answer /readyz`,
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
