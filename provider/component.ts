@@ -11,11 +11,13 @@ import {
   digestOf,
   type HandoffRecord,
   type InstallOptionsInput,
+  mergeValues,
   type RetryPolicyInput,
   readValueFiles,
   type Strategy,
   validateKnownFields,
 } from "../core/index.js";
+import { isPlainObject } from "../core/spec.js";
 import { AddonRelease } from "./resource.js";
 import { APPLY_ONCE_IGNORED_KEYS, type ReleaseStatus, SECRET_KEYS, type StoredSpec } from "./state.js";
 
@@ -103,8 +105,13 @@ export class ClusterAddon extends pulumi.ComponentResource {
       return { clusterId: explicit ?? derived.clusterId, server: derived.server };
     });
     const chart = pulumi.output(args.chart);
+    // Merged like helm merges -f files (maps recursively). A value that is not a plain object is
+    // passed through unchanged so that the provider's check rejects it by name (spreading it would
+    // turn a string or an array into an object of characters or items).
     const values = pulumi.secret(
-      pulumi.output(args.values ?? {}).apply((v) => ({ ...fileValues, ...(v as Record<string, unknown>) })),
+      pulumi
+        .output(args.values ?? {})
+        .apply((v): Record<string, unknown> => (isPlainObject(v) ? mergeValues(fileValues, v) : v)),
     );
     const namespace = pulumi.output(args.namespace ?? "default");
     const spec = chart.apply(

@@ -16,6 +16,11 @@ export interface HelmSpy {
   calls(): Promise<string[]>;
   /** When each helm run started (epoch milliseconds) and its argv. */
   timedCalls(): Promise<Array<{ readonly at: number; readonly argv: string }>>;
+  /**
+   * Every helm run so far with its process id (the wrapper execs helm, so its `$$` is helm's pid),
+   * when it started (epoch milliseconds) and its argv.
+   */
+  pidCalls(): Promise<Array<{ readonly pid: number; readonly at: number; readonly argv: string }>>;
   /** Forgets the calls recorded so far. */
   reset(): Promise<void>;
   remove(): Promise<void>;
@@ -25,12 +30,18 @@ export interface HelmSpy {
 export async function createHelmSpy(): Promise<HelmSpy> {
   const dir = await mkdtemp(join(tmpdir(), "hh-helm-spy-"));
   const log = join(dir, "argv.log");
+  const pids = join(dir, "pids.log");
   const binary = join(dir, "helm");
   const real = join(toolchainBinDir(), "helm");
   await writeFile(log, "");
+  await writeFile(pids, "");
   await writeFile(
     binary,
-    `#!/bin/sh\nprintf '%s %s\\n' "$(date +%s%3N)" "$*" >> '${log}'\nexec '${real}' "$@"\n`,
+    "#!/bin/sh\n" +
+      `now="$(date +%s%3N)"\n` +
+      `printf '%s %s\\n' "$now" "$*" >> '${log}'\n` +
+      `printf '%s %s %s\\n' "$$" "$now" "$*" >> '${pids}'\n` +
+      `exec '${real}' "$@"\n`,
   );
   await chmod(binary, 0o755);
   const timedCalls = async () =>
@@ -38,11 +49,23 @@ export async function createHelmSpy(): Promise<HelmSpy> {
       .split("\n")
       .filter((l) => l !== "")
       .map((l) => ({ at: Number(l.slice(0, l.indexOf(" "))), argv: l.slice(l.indexOf(" ") + 1) }));
+  const pidCalls = async () =>
+    (await readFile(pids, "utf8"))
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => {
+        const [pid = "0", at = "0"] = l.split(" ", 2);
+        return { pid: Number(pid), at: Number(at), argv: l.slice(pid.length + at.length + 2) };
+      });
   return {
     binary,
     timedCalls,
+    pidCalls,
     calls: async () => (await timedCalls()).map((c) => c.argv),
-    reset: () => writeFile(log, ""),
+    reset: async () => {
+      await writeFile(log, "");
+      await writeFile(pids, "");
+    },
     remove: () => rm(dir, { recursive: true, force: true }),
   };
 }

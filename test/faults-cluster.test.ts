@@ -1,0 +1,275 @@
+/**
+ * Faults injected into a running install, on one local cluster with workloads (a kwok node, so
+ * `helm install --wait` waits for real pods): the API server crashes during the wait; helm is
+ * killed mid-install; helm and the dynamic provider are killed together. Each scenario ends with
+ * exactly one deployed release, no object outside it, no helm-handoff temp dir and no process left.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
+import type { ClusterAddonArgs, ReleaseStatus } from "../provider/index.js";
+import { type AddonDecl, type AddonStack, liveRelease } from "./support/addon.js";
+import { localChart } from "./support/charts.js";
+import {
+  createSandbox,
+  faultStack,
+  isRunning,
+  objectsOf,
+  parentPid,
+  type Sandbox,
+  storedRevisions,
+  updateNode,
+  waitFor,
+} from "./support/faults.js";
+import { createHelmSpy, type HelmSpy } from "./support/helm-spy.js";
+
+/** The label the hook chart's blocking hook pod selects (no node has it until a test adds it). */
+const HOOK_NODE_LABEL = "helm-handoff.dev/no-such-node";
+
+describe("ClusterAddon survives faults during the install", { timeout: 1_200_000 }, () => {
+  let cluster: LocalCluster;
+  let spy: HelmSpy;
+  let sandbox: Sandbox;
+  let node: string;
+  const stacks: AddonStack[] = [];
+
+  before(async () => {
+    [cluster, spy, sandbox] = await Promise.all([
+      startLocalCluster({ name: "faults", workloads: true }),
+      createHelmSpy(),
+      createSandbox(),
+    ]);
+    await cluster.ready;
+    node = cluster.nodeName!;
+  });
+  after(async () => {
+    await Promise.allSettled(stacks.map((s) => s.dispose()));
+    await Promise.allSettled([cluster?.stop(), spy?.remove(), sandbox?.remove()]);
+  });
+
+  async function stackOf(decls: AddonDecl[]): Promise<AddonStack> {
+    const s = await faultStack(decls, spy, sandbox);
+    stacks.push(s);
+    return s;
+  }
+
+  /** The pid of the first `helm install RELEASE` the spy saw, once it started. */
+  async function helmInstallPid(release: string): Promise<number> {
+    return waitFor(`helm install ${release} to start`, async () => {
+      const call = (await spy.pidCalls()).find((c) => c.argv.startsWith(`install ${release} `));
+      return call?.pid;
+    });
+  }
+
+  /** Waits until the release's pre-install hook Job exists: helm is blocked in the hook. */
+  async function hookRunning(release: string): Promise<void> {
+    await waitFor(`the pre-install hook of ${release}`, async () => {
+      const res = await cluster.request(
+        "GET",
+        `/apis/batch/v1/namespaces/default/jobs/${release}-pre-install`,
+      );
+      return res.ok ? true : undefined;
+    });
+  }
+
+  /** Exactly one release revision, deployed, and the chart's objects, nothing else labelled with the release. */
+  async function assertOneDeployedRelease(release: string, objects: Record<string, string[]>): Promise<void> {
+    assert.deepEqual(
+      (await storedRevisions(cluster, release)).map((r) => r.status),
+      ["deployed"],
+      "one release revision, deployed",
+    );
+    assert.equal((await liveRelease(cluster, release))?.status, "deployed");
+    for (const [apiPath, names] of Object.entries(objects)) {
+      assert.deepEqual(await objectsOf(cluster, apiPath, release), names, `${apiPath} of ${release}`);
+    }
+  }
+
+  async function assertNothingLeft(): Promise<void> {
+    assert.deepEqual(
+      await sandbox.leftovers(),
+      { dirs: [], processes: [] },
+      "no temp dir and no process left",
+    );
+  }
+
+  test("the API server SIGKILLed during helm install --wait and restarted 15 s later: up succeeds with one deployed release", async () => {
+    const name = "apiserver-crash";
+    // A cordoned node keeps the Deployment's pod Pending, so the install is still in its wait when the API server dies.
+    await updateNode(cluster, node, (n) => {
+      n.spec.unschedulable = true;
+    });
+    try {
+      const args: ClusterAddonArgs = {
+        kubeconfig: cluster.kubeconfig,
+        chart: { path: localChart("workload") },
+        install: { timeout: "60s" },
+        retry: { deadline: "8m", minBackoff: "1s", maxBackoff: "5s" },
+      };
+      const s = await stackOf([{ name, args }]);
+      const up = s.up();
+      up.catch(() => {}); // awaited below; keeps the rejection handled while the fault is injected
+      await waitFor("the install to wait for its Deployment", async () => {
+        const pending = (await storedRevisions(cluster, name)).some((r) => r.status === "pending-install");
+        const deployments = await objectsOf(cluster, "apps/v1/deployments", name);
+        return pending && deployments.length > 0 ? true : undefined;
+      });
+      await cluster.killApiServer();
+      await sleep(15_000);
+      await cluster.startApiServer();
+      await updateNode(cluster, node, (n) => {
+        n.spec.unschedulable = false;
+      });
+      const result = await up;
+      const status = result.outputs[`${name}Status`]?.value as ReleaseStatus;
+      assert.equal(status.status, "deployed");
+      await assertOneDeployedRelease(name, {
+        "apps/v1/deployments": [`${name}-deploy`],
+        "apps/v1/daemonsets": [`${name}-ds`],
+        "v1/configmaps": [`${name}-config`],
+      });
+      await assertNothingLeft();
+    } finally {
+      await updateNode(cluster, node, (n) => {
+        n.spec.unschedulable = false;
+      });
+    }
+  });
+
+  test("helm killed mid-install is retried as transient: the partial release is removed and the install completes", async () => {
+    const name = "helm-killed";
+    const args: ClusterAddonArgs = {
+      kubeconfig: cluster.kubeconfig,
+      chart: { path: localChart("hook") },
+      values: { hook: { blockForever: true } },
+      install: { timeout: "60s" },
+      retry: { deadline: "6m", minBackoff: "1s", maxBackoff: "5s" },
+    };
+    const s = await stackOf([{ name, args }]);
+    const up = s.up();
+    up.catch(() => {});
+    try {
+      const pid = await helmInstallPid(name);
+      await hookRunning(name);
+      process.kill(pid, "SIGKILL");
+      // Let the next attempt's hook pod schedule: the node now has the label the hook selects.
+      await updateNode(cluster, node, (n) => {
+        n.metadata.labels = { ...n.metadata.labels, [HOOK_NODE_LABEL]: "true" };
+      });
+      const result = await up;
+      const status = result.outputs[`${name}Status`]?.value as ReleaseStatus;
+      assert.equal(status.status, "deployed");
+      assert.ok(status.attempts >= 2, `a second attempt installed it (attempts: ${status.attempts})`);
+      assert.match(s.output(), /helm install was killed \(transient: helm was killed by SIGKILL\)/);
+      assert.equal(isRunning(pid), false);
+      await assertOneDeployedRelease(name, { "v1/configmaps": [`${name}-hook`] });
+      await assertNothingLeft();
+    } finally {
+      await updateNode(cluster, node, (n) => {
+        const { [HOOK_NODE_LABEL]: _dropped, ...labels } = n.metadata.labels ?? {};
+        n.metadata.labels = labels;
+      });
+    }
+  });
+
+  test("helm and the dynamic provider killed together leave pending-install, and the next up recovers it and completes", async () => {
+    const name = "provider-killed";
+    const args: ClusterAddonArgs = {
+      kubeconfig: cluster.kubeconfig,
+      chart: { path: localChart("hook") },
+      values: { hook: { blockForever: true } },
+      install: { timeout: "20s" },
+      retry: { deadline: "4m", minBackoff: "1s", maxBackoff: "5s" },
+    };
+    const s = await stackOf([{ name, args }]);
+    const up = s.up();
+    up.catch(() => {});
+    const pid = await helmInstallPid(name);
+    await hookRunning(name);
+    const provider = parentPid(pid);
+    assert.ok(provider !== undefined && provider > 1, "helm's parent is the dynamic provider");
+    // The provider first, so that it cannot clean up after helm.
+    process.kill(provider, "SIGKILL");
+    process.kill(pid, "SIGKILL");
+    await assert.rejects(up);
+    assert.deepEqual(
+      (await storedRevisions(cluster, name)).map((r) => r.status),
+      ["pending-install"],
+      "the killed install left the release stuck",
+    );
+
+    // The next up, with a hook that completes: the stale pending-install is recognised and recovered.
+    s.current = [{ name, args: { ...args, values: { hook: { blockForever: false } } } }];
+    const result = await s.up();
+    const status = result.outputs[`${name}Status`]?.value as ReleaseStatus;
+    assert.equal(status.status, "deployed");
+    const out = s.output();
+    assert.match(
+      out,
+      /release is pending-install since .*waiting for the other operation to finish or to go stale/,
+    );
+    assert.match(out, /is pending-install and was never deployed; uninstalling it before installing again/);
+    await assertOneDeployedRelease(name, { "v1/configmaps": [`${name}-hook`] });
+    assert.equal(isRunning(pid), false);
+    assert.equal(isRunning(provider), false);
+    // The killed provider could not remove its temp dir (kubeconfig inside): the next run swept it.
+    await assertNothingLeft();
+  });
+  test("pulumi up interrupted (SIGINT, then SIGKILL of its process tree) during an install: the next up completes and leaves one release", async () => {
+    const name = "interrupted";
+    const args: ClusterAddonArgs = {
+      kubeconfig: cluster.kubeconfig,
+      chart: { path: localChart("hook") },
+      values: { hook: { blockForever: true } },
+      install: { timeout: "20s" },
+      retry: { deadline: "4m", minBackoff: "1s", maxBackoff: "5s" },
+    };
+    const s = await stackOf([{ name, args }]);
+    const abort = new AbortController();
+    const up = s.stack.up({ signal: abort.signal, onOutput: () => {}, color: "never" });
+    up.catch(() => {});
+    const pid = await helmInstallPid(name);
+    await hookRunning(name);
+    abort.abort(); // the Automation API sends SIGINT to the pulumi CLI
+    await sleep(2_000);
+    // Then the whole tree: the CLI, the dynamic provider and helm (every process with the sandbox's TMPDIR).
+    for (const p of sandbox.strayProcesses()) {
+      try {
+        process.kill(p.pid, "SIGKILL");
+      } catch {
+        // exited meanwhile
+      }
+    }
+    await assert.rejects(up);
+    assert.equal(isRunning(pid), false);
+
+    // The killed CLI could not release the backend's stack lock: `pulumi cancel` (the engine's own
+    // command, no state edit) removes it. Everything else is helm-handoff's to recover.
+    await assert.rejects(s.up(), /the stack is currently locked/);
+    await s.stack.cancel();
+    s.current = [{ name, args: { ...args, values: { hook: { blockForever: false } } } }];
+    const result = await s.up();
+    const status = result.outputs[`${name}Status`]?.value as ReleaseStatus;
+    assert.equal(status.status, "deployed");
+    await assertOneDeployedRelease(name, { "v1/configmaps": [`${name}-hook`] });
+    const exported = await s.stack.exportStack();
+    const deployment = exported.deployment as {
+      resources?: Array<{ type: string }>;
+      pending_operations?: unknown[];
+    };
+    assert.equal(
+      (deployment.resources ?? []).filter((r) => r.type.includes("ClusterAddonRelease")).length,
+      1,
+      "one release in the state",
+    );
+    // The engine keeps the interrupted create as a pending operation (its own bookkeeping, the
+    // release is recorded once); `pulumi refresh --clear-pending-creates` drops it, with no helm call.
+    await spy.reset();
+    await s.stack.refresh({ clearPendingCreates: true, onOutput: () => {}, color: "never" });
+    const refreshed = (await s.stack.exportStack()).deployment as { pending_operations?: unknown[] };
+    assert.deepEqual(refreshed.pending_operations ?? [], [], "no pending operation left in the state");
+    assert.deepEqual(await spy.calls(), [], "ApplyOnce refresh makes no helm call");
+    await assertNothingLeft();
+  });
+});
