@@ -80,7 +80,10 @@ export function readKubeconfig(
   try {
     doc = parseYaml(kubeconfig);
   } catch (e) {
-    throw new SpecError("kubeconfig", `kubeconfig is not valid YAML: ${(e as Error).message.split("\n")[0]}`);
+    throw new SpecError(
+      "kubeconfig",
+      `kubeconfig is not valid YAML: ${(e as Error).message.split("\n")[0]} (pass the kubeconfig's content, not its path)`,
+    );
   }
   if (!isObj(doc)) {
     throw new SpecError(
@@ -100,7 +103,7 @@ export function readKubeconfig(
   if (ctx === undefined) {
     throw new SpecError(
       "kubeconfig",
-      `kubeconfig context ${JSON.stringify(contextName)} is not defined in contexts`,
+      `kubeconfig context ${JSON.stringify(contextName)} is not defined in contexts: fix current-context or add that context`,
     );
   }
   const clusterName = typeof ctx.cluster === "string" ? ctx.cluster : "";

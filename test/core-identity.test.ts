@@ -126,7 +126,7 @@ test("a kubeconfig without current-context is rejected", () => {
 
 test("a missing context is rejected", () => {
   assert.throws(() => clusterIdentityFromKubeconfig(kubeconfig({ ca: caA }), { context: "nope" }), {
-    message: 'kubeconfig context "nope" is not defined in contexts',
+    message: 'kubeconfig context "nope" is not defined in contexts: fix current-context or add that context',
   });
 });
 

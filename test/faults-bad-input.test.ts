@@ -188,7 +188,8 @@ const CASES: readonly BadInput[] = [
     what: "a kubeconfig whose current context is missing",
     name: "missing-context",
     args: (v) => ({ ...v, kubeconfig: withMissingContext(v.kubeconfig as string) }),
-    message: () => 'kubeconfig context "nope" is not defined in contexts',
+    message: () =>
+      'kubeconfig context "nope" is not defined in contexts: fix current-context or add that context',
   },
   {
     what: "a kubeconfig with wrong credentials (401)",
