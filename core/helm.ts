@@ -181,6 +181,9 @@ interface CallContext {
   kubeconfigFile?: string;
 }
 
+/** helm versions already checked in this process, by binary path. */
+const checkedVersions = new Map<string, Promise<string>>();
+
 /** The default location of the project's toolchain bin dir. */
 export function toolchainBinDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(cacheHome(env), "helm-handoff", "toolchain", "bin");
@@ -222,7 +225,16 @@ export class HelmRunner {
 
   /** The helm version (e.g. `"v4.3.1"`); throws {@link HelmVersionError} if it is not v4 or later. */
   public version(): Promise<string> {
-    this.versionPromise ??= this.checkVersion();
+    this.versionPromise ??= this.binary().then((bin) => {
+      // One check per binary per process: a provider process creates many runners.
+      let checked = checkedVersions.get(bin);
+      if (checked === undefined) {
+        checked = this.checkVersion();
+        checkedVersions.set(bin, checked);
+        checked.catch(() => checkedVersions.delete(bin));
+      }
+      return checked;
+    });
     // a failed check is not cached, so a later call can find a fixed binary
     this.versionPromise.catch(() => {
       this.versionPromise = undefined;
