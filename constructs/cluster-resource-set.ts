@@ -20,8 +20,11 @@ export interface LabelSelector {
   readonly matchLabels?: Readonly<Record<string, string>>;
   /** Set-based requirements, ANDed. @default - none */
   readonly matchExpressions?: readonly {
+    /** Label key. */
     readonly key: string;
+    /** How the key's value is compared with `values`. */
     readonly operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
+    /** Values for `In` and `NotIn`. */
     readonly values?: readonly string[];
   }[];
 }

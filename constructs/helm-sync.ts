@@ -142,7 +142,7 @@ export function helmVersionSync(bin: string): string {
 
 /**
  * Renders a chart with `helm template` synchronously: CRDs included, tests skipped (see
- * {@link templateFlags}), values from `spec.valueFiles` then `spec.values`.
+ * the core's `templateFlags`), values from `spec.valueFiles` then `spec.values`.
  *
  * @param bin - the helm binary (see {@link resolveHelmBinary})
  * @returns the manifest YAML helm printed

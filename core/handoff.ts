@@ -7,7 +7,17 @@ import { createHash } from "node:crypto";
 import type { ChartSource, ResolvedChartSource, Strategy } from "./spec.js";
 
 /** The chart source as recorded: repository and name, or path. Credentials are never recorded. */
-export type HandoffChartSource = { readonly repo: string; readonly name: string } | { readonly path: string };
+export type HandoffChartSource =
+  | {
+      /** Repository URL (`https://…`, `http://…` or `oci://…`). */
+      readonly repo: string;
+      /** Chart name in the repository. */
+      readonly name: string;
+    }
+  | {
+      /** Local chart directory or archive. */
+      readonly path: string;
+    };
 
 /**
  * A JSON-serializable record of one add-on handed off to a cluster.
@@ -20,14 +30,31 @@ export interface HandoffRecord {
   /** Always `"v1"`. */
   readonly apiVersion: "v1";
   /** The cluster: identity (`sha256:…` or the user's explicit id) and API server URL. */
-  readonly cluster: { readonly id: string; readonly server: string };
+  readonly cluster: {
+    /** Cluster identity: `sha256:…` of the API server URL and CA, or the user's explicit id. */
+    readonly id: string;
+    /** API server URL from the kubeconfig. */
+    readonly server: string;
+  };
   /**
    * The release. `storageNamespace` is where Helm keeps its release Secret
    * (`sh.helm.release.v1.NAME.vN`), equal to `namespace`.
    */
-  readonly release: { readonly name: string; readonly namespace: string; readonly storageNamespace: string };
+  readonly release: {
+    /** Release name. */
+    readonly name: string;
+    /** Namespace the release's objects go to. */
+    readonly namespace: string;
+    /** Namespace of Helm's release Secrets. */
+    readonly storageNamespace: string;
+  };
   /** The chart: its source and the version actually installed. */
-  readonly chart: { readonly source: HandoffChartSource; readonly version: string };
+  readonly chart: {
+    /** Where the chart came from (never with credentials). */
+    readonly source: HandoffChartSource;
+    /** The chart version installed. */
+    readonly version: string;
+  };
   /** `sha256:…` of the canonical JSON of the values (see {@link valuesDigest}); the values themselves are secret. */
   readonly valuesDigest: string;
   /** Release revision at handoff. */

@@ -53,12 +53,19 @@ export interface ReleaseInputs {
 
 /** What the release looked like after the last helm call (or refresh). */
 export interface ReleaseStatus {
+  /** Release revision (1 after the first install). */
   readonly revision: number;
+  /** Helm's status of the release, e.g. `deployed`. */
   readonly status: string;
+  /** Chart name. */
   readonly chart: string;
+  /** Chart version. */
   readonly chartVersion: string;
+  /** The chart's app version. */
   readonly appVersion: string;
+  /** When the release was first deployed (ISO 8601). */
   readonly firstDeployed: string;
+  /** When the release was last deployed (ISO 8601). */
   readonly lastDeployed: string;
   /** Install attempts the create needed (1 when the first one succeeded). */
   readonly attempts: number;

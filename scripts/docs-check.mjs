@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+// The doc-comment check (`npm run lint` runs it after Biome): TypeDoc over the four entry points
+// with the settings of typedoc.json (validation.notDocumented, invalidLink, notExported, warnings
+// as errors) but emitting nothing. Exits non-zero, naming the symbol, when a public symbol of
+// helm-handoff, helm-handoff/pulumi, helm-handoff/cdk8s or helm-handoff/local-cluster has no doc
+// comment or a comment links to something that is not documented. `npm run docs` builds the HTML.
+// Extra arguments are passed to typedoc.
+//
+// First, the docs' test references: every `` `FILE`: "test name" `` in docs/*.md must name a test
+// that exists in test/FILE.test.ts (docs/comparison.md backs each claim that way).
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+let missingTests = 0;
+for (const doc of readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md"))) {
+  const text = readFileSync(join(root, "docs", doc), "utf8");
+  for (const [, file, name] of text.matchAll(/`([a-z0-9-]+)`: "([^"]+)"/g)) {
+    const testFile = join(root, "test", `${file}.test.ts`);
+    if (!existsSync(testFile) || !readFileSync(testFile, "utf8").includes(JSON.stringify(name))) {
+      process.stderr.write(`docs-check: docs/${doc} cites a test that does not exist: ${file}: "${name}"\n`);
+      missingTests++;
+    }
+  }
+}
+if (missingTests > 0) process.exit(1);
+const typedoc = join(
+  dirname(createRequire(import.meta.url).resolve("typedoc/package.json")),
+  "bin",
+  "typedoc",
+);
+const result = spawnSync(
+  process.execPath,
+  [typedoc, "--options", join(root, "typedoc.json"), "--emit", "none", ...process.argv.slice(2)],
+  { cwd: root, stdio: "inherit" },
+);
+if (result.error) throw result.error;
+if (result.status !== 0) {
+  process.stderr.write(
+    "docs-check: every exported symbol of the four entry points needs a doc comment (see the warnings above)\n",
+  );
+}
+process.exit(result.status ?? 1);
