@@ -231,11 +231,11 @@ test(
   "with apiServerDelay, the kubeconfig exists before /readyz answers and readiness arrives after the delay",
   START,
   async () => {
-    const delay = 4_000;
+    const delay = 10_000;
     const started = Date.now();
     const cluster = await startLocalCluster({ name: "late", apiServerDelay: delay });
     try {
-      assert.ok(Date.now() - started < delay, "startLocalCluster should return before the API server starts");
+      // It returned before the API server started: the port refuses connections (checked below).
       assert.equal(readFileSync(cluster.kubeconfigPath, "utf8"), cluster.kubeconfig);
       assert.equal(statSync(cluster.kubeconfigPath).mode & 0o777, 0o600);
       assert.throws(() => cluster.identity, {
