@@ -11,10 +11,18 @@
  * Progress goes to stderr as plain lines: the engine passes those through to
  * `pulumi up`'s output, structured `pulumi.log` does not flow from here.
  *
+ * Concurrency: the engine runs every create/update/delete/read of a stack in this one
+ * process (up to `pulumi up --parallel` at once, by default 4 per CPU). Helm calls are bounded
+ * per process by a semaphore: at most {@link DEFAULT_MAX_CONCURRENCY} (8) helm-running calls at
+ * once, overridable with the environment variable `HELM_HANDOFF_MAX_CONCURRENCY` (an integer
+ * >= 1) given to `pulumi up`. A slot is held only while helm runs (one helm process per slot),
+ * not while an add-on waits for its API server or backs off between attempts, so add-ons waiting
+ * for a late cluster never hold up the others.
+ *
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { ReleaseInfo } from "../core/index.js";
+import type { ReleaseInfo, ReleaseListItem, ReleaseRevision } from "../core/index.js";
 import {
   type AddonSpec,
   DeadlineExceededError,
@@ -139,9 +147,92 @@ function outputsOf(
   };
 }
 
+/** Helm-running calls at once in one provider process when `HELM_HANDOFF_MAX_CONCURRENCY` is not set. */
+export const DEFAULT_MAX_CONCURRENCY = 8;
+
+/**
+ * The bound on helm-running calls in this process: `HELM_HANDOFF_MAX_CONCURRENCY` when it is an
+ * integer >= 1, else {@link DEFAULT_MAX_CONCURRENCY} (an invalid value is reported on stderr).
+ */
+export function maxConcurrency(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.HELM_HANDOFF_MAX_CONCURRENCY?.trim();
+  if (raw === undefined || raw === "") return DEFAULT_MAX_CONCURRENCY;
+  const n = Number(raw);
+  if (Number.isInteger(n) && n >= 1) return n;
+  progressLine(
+    "helm-handoff",
+    `warning: HELM_HANDOFF_MAX_CONCURRENCY=${JSON.stringify(raw)} is not an integer >= 1; using ${DEFAULT_MAX_CONCURRENCY}`,
+  );
+  return DEFAULT_MAX_CONCURRENCY;
+}
+
+/** A counting semaphore: at most `limit` functions passed to {@link run} run at once, the others wait in order. */
+export class Semaphore {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  /** @param limit - how many may run at once (>= 1) */
+  public constructor(public readonly limit: number) {}
+
+  /** Runs `fn` once a slot is free; the slot is released when `fn` settles. */
+  public async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active < this.limit) this.active++;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await fn();
+    } finally {
+      // Hand the slot straight to the next waiter, or free it.
+      const next = this.waiting.shift();
+      if (next !== undefined) next();
+      else this.active--;
+    }
+  }
+}
+
+/** The slots shared by every runner of this provider process, sized on first use. */
+let helmSlots: Semaphore | undefined;
+
+/**
+ * A {@link HelmRunner} whose helm-running calls take a slot of the process-wide semaphore.
+ * `version()` is not bounded on its own: it runs inside a call that already holds a slot.
+ */
+class BoundedHelmRunner extends HelmRunner {
+  private get slots(): Semaphore {
+    helmSlots ??= new Semaphore(maxConcurrency());
+    return helmSlots;
+  }
+  public override install(...args: Parameters<HelmRunner["install"]>): Promise<ReleaseInfo> {
+    return this.slots.run(() => super.install(...args));
+  }
+  public override upgrade(...args: Parameters<HelmRunner["upgrade"]>): Promise<ReleaseInfo> {
+    return this.slots.run(() => super.upgrade(...args));
+  }
+  public override rollback(...args: Parameters<HelmRunner["rollback"]>): Promise<void> {
+    return this.slots.run(() => super.rollback(...args));
+  }
+  public override uninstall(...args: Parameters<HelmRunner["uninstall"]>): Promise<boolean> {
+    return this.slots.run(() => super.uninstall(...args));
+  }
+  public override status(...args: Parameters<HelmRunner["status"]>): Promise<ReleaseInfo | undefined> {
+    return this.slots.run(() => super.status(...args));
+  }
+  public override history(...args: Parameters<HelmRunner["history"]>): Promise<ReleaseRevision[]> {
+    return this.slots.run(() => super.history(...args));
+  }
+  public override getValues(...args: Parameters<HelmRunner["getValues"]>): Promise<Record<string, unknown>> {
+    return this.slots.run(() => super.getValues(...args));
+  }
+  public override template(...args: Parameters<HelmRunner["template"]>): Promise<string> {
+    return this.slots.run(() => super.template(...args));
+  }
+  public override list(...args: Parameters<HelmRunner["list"]>): Promise<ReleaseListItem[]> {
+    return this.slots.run(() => super.list(...args));
+  }
+}
+
 function runnerFor(inputs: ReleaseInputs): HelmRunner {
   const secrets = [inputs.kubeconfig, inputs.chartPassword].filter((s) => s.length > 0);
-  return new HelmRunner({
+  return new BoundedHelmRunner({
     kubeconfig: inputs.kubeconfig,
     secrets,
     onOutput: (line) => progressLine(inputs.releaseName, line),
