@@ -19,11 +19,18 @@ export interface AddonStack extends TestStack {
   current: AddonDecl[];
 }
 
-/** Creates a stack of ClusterAddons; every helm call goes through `spy`. */
-export async function addonStack(initial: AddonDecl[], spy: HelmSpy): Promise<AddonStack> {
+/**
+ * Creates a stack of ClusterAddons; every helm call goes through `spy`.
+ * @param env - extra environment for the CLI, the dynamic provider and helm
+ */
+export async function addonStack(
+  initial: AddonDecl[],
+  spy: HelmSpy,
+  env: Readonly<Record<string, string>> = {},
+): Promise<AddonStack> {
   const holder: { current: AddonDecl[] } = { current: initial };
   const base = await testStack({
-    env: { HELM_HANDOFF_HELM: spy.binary },
+    env: { HELM_HANDOFF_HELM: spy.binary, ...env },
     program: async () => {
       const outputs: Record<string, unknown> = {};
       for (const decl of holder.current) {

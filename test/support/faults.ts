@@ -14,10 +14,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { LocalCluster } from "../../local-cluster/index.js";
-import { ClusterAddon } from "../../provider/index.js";
-import type { AddonDecl, AddonStack } from "./addon.js";
+import { type AddonDecl, type AddonStack, addonStack } from "./addon.js";
 import type { HelmSpy } from "./helm-spy.js";
-import { testStack } from "./pulumi.js";
 
 /** A private `TMPDIR` for the processes a suite starts (Pulumi CLI, dynamic provider, helm). */
 export interface Sandbox {
@@ -83,28 +81,8 @@ export async function createSandbox(): Promise<Sandbox> {
  * Like `addonStack` (test/support/addon.ts), with the sandbox's `TMPDIR` given to the Pulumi CLI
  * and through it to the dynamic provider and every helm run.
  */
-export async function faultStack(initial: AddonDecl[], spy: HelmSpy, sandbox: Sandbox): Promise<AddonStack> {
-  const holder: { current: AddonDecl[] } = { current: initial };
-  const base = await testStack({
-    env: { HELM_HANDOFF_HELM: spy.binary, TMPDIR: sandbox.dir },
-    program: async () => {
-      const outputs: Record<string, unknown> = {};
-      for (const decl of holder.current) {
-        const addon = new ClusterAddon(decl.name, decl.args);
-        outputs[`${decl.name}Handoff`] = addon.handoff;
-        outputs[`${decl.name}Status`] = addon.status;
-        outputs[`${decl.name}ClusterId`] = addon.clusterId;
-      }
-      return outputs;
-    },
-  });
-  return Object.defineProperty(base, "current", {
-    get: () => holder.current,
-    set: (v: AddonDecl[]) => {
-      holder.current = v;
-    },
-    enumerable: true,
-  }) as AddonStack;
+export function faultStack(initial: AddonDecl[], spy: HelmSpy, sandbox: Sandbox): Promise<AddonStack> {
+  return addonStack(initial, spy, { TMPDIR: sandbox.dir });
 }
 
 /** Polls `probe` every `intervalMs` until it returns a value other than undefined. */
