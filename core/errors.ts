@@ -329,6 +329,12 @@ const RULES: readonly Rule[] = [
     re: /context deadline exceeded|timed out waiting for the condition/i,
   },
   {
+    // helm v4's watcher lost the API server while waiting: it cannot tell the resources' status.
+    kind: "transient",
+    reason: "lost the API server while waiting",
+    re: /not ready\. status: Unknown/,
+  },
+  {
     kind: "transient",
     reason: "namespace is being terminated",
     re: /because it is being terminated/i,

@@ -30,6 +30,13 @@ const samples: readonly (readonly [string, "transient" | "permanent" | "state", 
     "API server or repository unreachable",
     'Error: kubernetes cluster unreachable: Get "https://127.0.0.1:1/version": dial tcp 127.0.0.1:1: connect: connection refused',
   ],
+  // captured: the API server SIGKILLed while helm install --wait watched the resources
+  [
+    "captured",
+    "transient",
+    "lost the API server while waiting",
+    "Error: INSTALLATION FAILED: resource ConfigMap/default/apiserver-crash-config not ready. status: Unknown, message: \nresource DaemonSet/default/apiserver-crash-ds not ready. status: Unknown, message: \nresource Deployment/default/apiserver-crash-deploy not ready. status: Unknown, message: ",
+  ],
   // captured: chart repository down / 5xx
   [
     "captured",
