@@ -34,6 +34,7 @@ import {
   SpecError,
 } from "./errors.js";
 import { Redactor } from "./redact.js";
+import type { Semaphore } from "./semaphore.js";
 import type { ResolvedRepoChart, ResolvedSpec } from "./spec.js";
 
 /** Options of a {@link HelmRunner}. */
@@ -48,6 +49,12 @@ export interface HelmRunnerOptions {
   readonly helmBinary?: string;
   /** Extra environment variables for helm. @default - none (the process environment minus KUBECONFIG, HELM_KUBECONTEXT, HELM_NAMESPACE) */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Bounds how many helm processes run at once, across every runner sharing it (a slot is held only
+   * while a helm process runs, so waiting for one does not eat into the attempt's timeout).
+   * @default - unbounded
+   */
+  readonly slots?: Semaphore;
   /** Receives helm's stderr lines (and stdout lines of install/upgrade/uninstall/rollback), redacted. @default - output is dropped */
   readonly onOutput?: (line: string) => void;
   /** Cancels running helm processes (SIGTERM, then SIGKILL after `forceKillAfter`). @default - not cancellable */
@@ -622,18 +629,22 @@ export class HelmRunner {
         ? call.timeout.toMilliseconds() + PROCESS_GRACE.toMilliseconds()
         : call.timeout.toMilliseconds();
     const command = [bin, ...full];
+    const env = await this.helmEnv();
     try {
-      const result = await execa(bin, full, {
-        env: await this.helmEnv(),
-        extendEnv: false,
-        timeout,
-        ...(this.opts.signal !== undefined ? { cancelSignal: this.opts.signal } : {}),
-        forceKillAfterDelay: (this.opts.forceKillAfter ?? Duration.seconds(5)).toMilliseconds(),
-        input: call.input ?? "",
-        stdout: call.streamStdout ? [emit] : "pipe",
-        stderr: [emit],
-        stripFinalNewline: false,
-      });
+      const run = () =>
+        execa(bin, full, {
+          env,
+          extendEnv: false,
+          timeout,
+          ...(this.opts.signal !== undefined ? { cancelSignal: this.opts.signal } : {}),
+          forceKillAfterDelay: (this.opts.forceKillAfter ?? Duration.seconds(5)).toMilliseconds(),
+          input: call.input ?? "",
+          stdout: call.streamStdout ? [emit] : "pipe",
+          stderr: [emit],
+          stripFinalNewline: false,
+        });
+      const slots = this.opts.slots;
+      const result = await (slots !== undefined ? slots.run(run) : run());
       return { stdout: String(result.stdout), stderr: String(result.stderr) };
     } catch (e) {
       throw this.toError(e, command, redactor);

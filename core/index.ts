@@ -66,6 +66,7 @@ export {
 } from "./readiness.js";
 export { REDACTED, Redactor } from "./redact.js";
 export { backoffDelay, type RetryInfo, type RetryOptions, retry } from "./retry.js";
+export { Semaphore } from "./semaphore.js";
 /** An {@link AddonSpec} as plain input (durations as `"5m"` or seconds are accepted): same type. */
 export type {
   AddonSpec as AddonSpecInput,

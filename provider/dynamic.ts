@@ -22,7 +22,7 @@
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { ReleaseInfo, ReleaseListItem, ReleaseRevision } from "../core/index.js";
+import type { ReleaseInfo } from "../core/index.js";
 import {
   type AddonSpec,
   DeadlineExceededError,
@@ -31,6 +31,7 @@ import {
   HelmRunner,
   makeHandoffRecord,
   removeRelease,
+  Semaphore,
   SpecError,
   validateSpec,
   valuesDigest,
@@ -166,74 +167,19 @@ export function maxConcurrency(env: NodeJS.ProcessEnv = process.env): number {
   return DEFAULT_MAX_CONCURRENCY;
 }
 
-/** A counting semaphore: at most `limit` functions passed to {@link run} run at once, the others wait in order. */
-export class Semaphore {
-  private active = 0;
-  private readonly waiting: Array<() => void> = [];
-
-  /** @param limit - how many may run at once (>= 1) */
-  public constructor(public readonly limit: number) {}
-
-  /** Runs `fn` once a slot is free; the slot is released when `fn` settles. */
-  public async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.active < this.limit) this.active++;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    try {
-      return await fn();
-    } finally {
-      // Hand the slot straight to the next waiter, or free it.
-      const next = this.waiting.shift();
-      if (next !== undefined) next();
-      else this.active--;
-    }
-  }
-}
-
 /** The slots shared by every runner of this provider process, sized on first use. */
-let helmSlots: Semaphore | undefined;
+let sharedSlots: Semaphore | undefined;
 
-/**
- * A {@link HelmRunner} whose helm-running calls take a slot of the process-wide semaphore.
- * `version()` is not bounded on its own: it runs inside a call that already holds a slot.
- */
-class BoundedHelmRunner extends HelmRunner {
-  private get slots(): Semaphore {
-    helmSlots ??= new Semaphore(maxConcurrency());
-    return helmSlots;
-  }
-  public override install(...args: Parameters<HelmRunner["install"]>): Promise<ReleaseInfo> {
-    return this.slots.run(() => super.install(...args));
-  }
-  public override upgrade(...args: Parameters<HelmRunner["upgrade"]>): Promise<ReleaseInfo> {
-    return this.slots.run(() => super.upgrade(...args));
-  }
-  public override rollback(...args: Parameters<HelmRunner["rollback"]>): Promise<void> {
-    return this.slots.run(() => super.rollback(...args));
-  }
-  public override uninstall(...args: Parameters<HelmRunner["uninstall"]>): Promise<boolean> {
-    return this.slots.run(() => super.uninstall(...args));
-  }
-  public override status(...args: Parameters<HelmRunner["status"]>): Promise<ReleaseInfo | undefined> {
-    return this.slots.run(() => super.status(...args));
-  }
-  public override history(...args: Parameters<HelmRunner["history"]>): Promise<ReleaseRevision[]> {
-    return this.slots.run(() => super.history(...args));
-  }
-  public override getValues(...args: Parameters<HelmRunner["getValues"]>): Promise<Record<string, unknown>> {
-    return this.slots.run(() => super.getValues(...args));
-  }
-  public override template(...args: Parameters<HelmRunner["template"]>): Promise<string> {
-    return this.slots.run(() => super.template(...args));
-  }
-  public override list(...args: Parameters<HelmRunner["list"]>): Promise<ReleaseListItem[]> {
-    return this.slots.run(() => super.list(...args));
-  }
+function helmSlots(): Semaphore {
+  sharedSlots ??= new Semaphore(maxConcurrency());
+  return sharedSlots;
 }
 
 function runnerFor(inputs: ReleaseInputs): HelmRunner {
   const secrets = [inputs.kubeconfig, inputs.chartPassword].filter((s) => s.length > 0);
-  return new BoundedHelmRunner({
+  return new HelmRunner({
     kubeconfig: inputs.kubeconfig,
+    slots: helmSlots(),
     secrets,
     onOutput: (line) => progressLine(inputs.releaseName, line),
   });
