@@ -205,10 +205,8 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
     const status = result.outputs[`${name}Status`]?.value as ReleaseStatus;
     assert.equal(status.status, "deployed");
     const out = s.output();
-    assert.match(
-      out,
-      /release is pending-install since .*waiting for the other operation to finish or to go stale/,
-    );
+    // Whether the up first waits for the pending-install to go stale depends on how long the
+    // machine took to get here; what must happen in any case is the recovery below.
     assert.match(out, /is pending-install and was never deployed; uninstalling it before installing again/);
     await assertOneDeployedRelease(name, { "v1/configmaps": [`${name}-hook`] });
     assert.equal(isRunning(pid), false);
