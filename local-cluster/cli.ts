@@ -8,7 +8,7 @@
  * `up` prints the kubeconfig path on stdout and stays in the foreground until Ctrl-C (or SIGTERM);
  * `up --detach` runs that same foreground process in the background and returns once the cluster is ready.
  * Either way a state file `${XDG_CACHE_HOME:-~/.cache}/helm-handoff/local-clusters/NAME.json` records it,
- * and `down` stops it.
+ * and `down` stops it. A command line it does not understand prints the usage on stderr and exits with 2.
  *
  * @module
  */
@@ -23,6 +23,9 @@ import { startLocalCluster } from "./cluster.js";
 
 const USAGE = `usage: helm-handoff-local up [--name N] [--workloads] [--detach]
        helm-handoff-local down [--name N]`;
+
+/** The names `startLocalCluster` accepts (they also name the state file). */
+const NAME_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /** What a running `up` records about its cluster. */
 interface State {
@@ -137,29 +140,49 @@ async function down(name: string): Promise<void> {
   process.stderr.write(`local cluster "${name}" stopped\n`);
 }
 
+/** A command line the CLI does not understand: reported with the usage and exit code 2. */
+class UsageError extends Error {}
+
 async function main(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      name: { type: "string", short: "n", default: "local" },
-      workloads: { type: "boolean", default: false },
-      detach: { type: "boolean", short: "d", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
-  const [command] = positionals;
-  if (values.help || positionals.length !== 1) {
+  const { values, positionals } = parseCommandLine(argv);
+  if (values.help) {
     process.stdout.write(`${USAGE}\n`);
-    if (!values.help) process.exitCode = 2;
     return;
   }
+  const [command, ...extra] = positionals;
+  if (command === undefined) throw new UsageError("");
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  if (command !== "up" && command !== "down") throw new UsageError(`unknown command "${command}"`);
+  // The name becomes a file name: refuse "../x" and the like before touching any file.
+  if (!NAME_PATTERN.test(values.name)) {
+    throw new Error(`invalid cluster name "${values.name}": use lowercase letters, digits and "-"`);
+  }
   if (command === "up") await (values.detach ? upDetached : up)(values.name, values.workloads);
-  else if (command === "down") await down(values.name);
-  else throw new Error(`unknown command "${command}"\n${USAGE}`);
+  else await down(values.name);
+}
+
+function parseCommandLine(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        name: { type: "string", short: "n", default: "local" },
+        workloads: { type: "boolean", default: false },
+        detach: { type: "boolean", short: "d", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    process.stderr.write(`${error.message ? `helm-handoff-local: ${error.message}\n` : ""}${USAGE}\n`);
+    process.exit(2);
+  }
   process.stderr.write(`helm-handoff-local: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
