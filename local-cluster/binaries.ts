@@ -1,4 +1,5 @@
 import { accessSync, constants, existsSync, readdirSync, realpathSync } from "node:fs";
+import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 
@@ -10,6 +11,16 @@ import { delimiter, dirname, join } from "node:path";
  */
 export function toolchainBinDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(cacheDir(env), "toolchain", "bin");
+}
+
+/**
+ * The directory holding `pulumi-resource-pulumi-nodejs`, the dynamic-provider plugin shipped inside
+ * the installed `@pulumi/pulumi` package. The engine finds plugins on `PATH`: put this directory on
+ * the `PATH` of the Pulumi CLI that runs a program with `ClusterAddon`s. It belongs to one
+ * `node_modules`, so it is not linked into the shared toolchain directory.
+ */
+export function pulumiNodejsPluginDir(): string {
+  return dirname(createRequire(import.meta.url).resolve("@pulumi/pulumi/package.json"));
 }
 
 /**

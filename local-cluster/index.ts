@@ -15,7 +15,7 @@
  * @module
  */
 export { ApiResponse } from "./api.js";
-export { cacheDir, findBinary, toolchainBinDir } from "./binaries.js";
+export { cacheDir, findBinary, pulumiNodejsPluginDir, toolchainBinDir } from "./binaries.js";
 export type { ClusterIdentity, ClusterProcess, LocalCluster, LocalClusterOptions } from "./cluster.js";
 export { startLocalCluster } from "./cluster.js";
 export { KWOK_NODE_NAME } from "./workloads.js";

@@ -205,9 +205,10 @@ lane_node() {
     [[ -n "${n:-}" ]] && say "node: $n is $("$n" --version), older than 22; using node $NODE_MAJOR from npm"
     ensure "node-$NODE_MAJOR-r$RECIPE" build_node node
   fi
-  # The dynamic-provider shim ships inside @pulumi/pulumi; link it when installed.
-  local shim="$REPO_ROOT/node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs"
-  [[ -f "$shim" ]] && link pulumi-resource-pulumi-nodejs "$shim"
+  # The dynamic-provider shim ships inside each checkout's @pulumi/pulumi: it is put on PATH per
+  # checkout (scripts/with-toolchain.sh, pulumiNodejsPluginDir()), never linked here, where a link
+  # would point into whichever checkout ran last (and dangle once that one is deleted).
+  rm -f "$BIN/pulumi-resource-pulumi-nodejs"
   return 0
 }
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs a command with the toolchain's bin dir (node 24, helm, etcd, kube-*,
-# kwok, pulumi) first on PATH and the project's node_modules/.bin after it.
+# kwok, pulumi) first on PATH, then the project's node_modules/.bin and the
+# dynamic-provider plugin of its @pulumi/pulumi (pulumi-resource-pulumi-nodejs).
 # Builds whatever is missing first (see scripts/toolchain.sh).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="$("$root/scripts/toolchain.sh" --print-bin)"
-export PATH="$bin:$root/node_modules/.bin:$PATH"
+export PATH="$bin:$root/node_modules/.bin:$root/node_modules/@pulumi/pulumi:$PATH"
 export HELM_HANDOFF_TOOLCHAIN_BIN="$bin"
 exec "$@"

@@ -14,7 +14,12 @@ import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import * as automation from "@pulumi/pulumi/automation/index.js";
 import { HelmRunner } from "helm-handoff";
-import { type LocalCluster, startLocalCluster, toolchainBinDir } from "helm-handoff/local-cluster";
+import {
+  type LocalCluster,
+  pulumiNodejsPluginDir,
+  startLocalCluster,
+  toolchainBinDir,
+} from "helm-handoff/local-cluster";
 import { bootstrap } from "./index.js";
 
 const repoRoot = resolve(dirname(new URL(import.meta.url).pathname), "..", "..", "..");
@@ -54,6 +59,7 @@ async function main(): Promise<void> {
           PULUMI_BACKEND_URL: `file://${backendDir}`,
           PULUMI_HOME: pulumiHome,
           PULUMI_CONFIG_PASSPHRASE: "helm-handoff-demo",
+          PATH: `${pulumiNodejsPluginDir()}:${process.env.PATH ?? ""}`,
           PULUMI_SKIP_UPDATE_CHECK: "true",
           PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
         },

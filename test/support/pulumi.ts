@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import * as automation from "@pulumi/pulumi/automation/index.js";
-import { toolchainBinDir } from "../../local-cluster/index.js";
+import { pulumiNodejsPluginDir, toolchainBinDir } from "../../local-cluster/index.js";
 import { repoRoot } from "./charts.js";
 
 /** A stack of an inline program, with its backend and captured engine output. */
@@ -40,7 +40,7 @@ export interface TestStackOptions {
 /** Environment for an offline Pulumi CLI with the toolchain first on PATH. */
 export function pulumiEnv(backendDir: string, pulumiHome: string): Record<string, string> {
   return {
-    PATH: `${toolchainBinDir()}:${process.env.PATH ?? ""}`,
+    PATH: `${toolchainBinDir()}:${pulumiNodejsPluginDir()}:${process.env.PATH ?? ""}`,
     PULUMI_BACKEND_URL: `file://${backendDir}`,
     PULUMI_HOME: pulumiHome,
     PULUMI_CONFIG_PASSPHRASE: "helm-handoff-test-passphrase",
