@@ -12,4 +12,10 @@
 
 export type { ChartSource, HandoffRecord, Strategy } from "../core/index.js";
 export { ClusterAddon, type ClusterAddonArgs } from "./component.js";
+export {
+  type InterruptedUpdateRecovery,
+  type RecoverInterruptedUpdateOptions,
+  recoverInterruptedUpdate,
+  type StackLock,
+} from "./recovery.js";
 export type { ReleaseStatus } from "./state.js";

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
-import type { ClusterAddonArgs, ReleaseStatus } from "../provider/index.js";
+import { type ClusterAddonArgs, type ReleaseStatus, recoverInterruptedUpdate } from "../provider/index.js";
 import { type AddonDecl, type AddonStack, liveRelease } from "./support/addon.js";
 import { localChart } from "./support/charts.js";
 import {
@@ -214,7 +214,61 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
     // The killed provider could not remove its temp dir (kubeconfig inside): the next run swept it.
     await assertNothingLeft();
   });
-  test("pulumi up interrupted (SIGINT, then SIGKILL of its process tree) during an install: the next up completes and leaves one release", async () => {
+  /**
+   * Starts `up` and interrupts it the way a cancelled CI job does once `interruptWhen` resolves:
+   * SIGINT to the pulumi CLI (the Automation API's abort), then, 2 s later, SIGKILL to the whole
+   * tree (the CLI, the dynamic provider and helm: every process with the sandbox's TMPDIR).
+   */
+  async function interruptedUp(s: AddonStack, interruptWhen: () => Promise<void>): Promise<void> {
+    const abort = new AbortController();
+    const up = s.stack.up({ signal: abort.signal, onOutput: () => {}, color: "never" });
+    // an up that ends before the interruption point is a failure of the scenario itself
+    await Promise.race([
+      interruptWhen(),
+      up.then(
+        () => assert.fail("the up ended before it could be interrupted"),
+        (e: unknown) => assert.fail(`the up failed before it could be interrupted: ${String(e)}`),
+      ),
+    ]);
+    abort.abort();
+    await sleep(2_000);
+    for (const p of sandbox.strayProcesses()) {
+      try {
+        process.kill(p.pid, "SIGKILL");
+      } catch {
+        // exited meanwhile
+      }
+    }
+    await assert.rejects(up);
+    assert.deepEqual(sandbox.strayProcesses(), [], "the whole tree is gone");
+  }
+
+  /** The next up after an interruption, as a runner does it: recover, then up. */
+  async function recoveredUp(s: AddonStack, name: string): Promise<ReleaseStatus> {
+    // The killed CLI could not release the backend's stack lock, and its create is pending.
+    await assert.rejects(s.up(), /the stack is currently locked/);
+    const recovery = await recoverInterruptedUpdate(s.stack);
+    assert.equal(recovery.lockRemoved, true, "the stale lock is removed");
+    assert.deepEqual(
+      recovery.droppedPendingCreates.map((urn) => urn.slice(urn.lastIndexOf("::") + 2)),
+      [name],
+      "the interrupted create is dropped",
+    );
+    const result = await s.up();
+    const exported = (await s.stack.exportStack()).deployment as {
+      resources?: Array<{ type: string }>;
+      pending_operations?: unknown[];
+    };
+    assert.equal(
+      (exported.resources ?? []).filter((r) => r.type.endsWith(":ClusterAddonRelease")).length,
+      1,
+      "one release in the state",
+    );
+    assert.deepEqual(exported.pending_operations ?? [], [], "no pending operation left in the state");
+    return result.outputs[`${name}Status`]?.value as ReleaseStatus;
+  }
+
+  test("pulumi up interrupted (SIGINT, then SIGKILL of its process tree) while helm installs: the next up recovers the half-installed release and leaves one", async () => {
     const name = "interrupted";
     const args: ClusterAddonArgs = {
       kubeconfig: cluster.kubeconfig,
@@ -224,50 +278,67 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
       retry: { deadline: "4m", minBackoff: "1s", maxBackoff: "5s" },
     };
     const s = await stackOf([{ name, args }]);
-    const abort = new AbortController();
-    const up = s.stack.up({ signal: abort.signal, onOutput: () => {}, color: "never" });
-    up.catch(() => {});
-    const pid = await helmInstallPid(name);
-    await hookRunning(name);
-    abort.abort(); // the Automation API sends SIGINT to the pulumi CLI
-    await sleep(2_000);
-    // Then the whole tree: the CLI, the dynamic provider and helm (every process with the sandbox's TMPDIR).
-    for (const p of sandbox.strayProcesses()) {
-      try {
-        process.kill(p.pid, "SIGKILL");
-      } catch {
-        // exited meanwhile
-      }
-    }
-    await assert.rejects(up);
+    let pid = 0;
+    await interruptedUp(s, async () => {
+      pid = await helmInstallPid(name);
+      await hookRunning(name);
+    });
     assert.equal(isRunning(pid), false);
-
-    // The killed CLI could not release the backend's stack lock: `pulumi cancel` (the engine's own
-    // command, no state edit) removes it. Everything else is helm-handoff's to recover.
-    await assert.rejects(s.up(), /the stack is currently locked/);
-    await s.stack.cancel();
-    s.current = [{ name, args: { ...args, values: { hook: { blockForever: false } } } }];
-    const result = await s.up();
-    const status = result.outputs[`${name}Status`]?.value as ReleaseStatus;
-    assert.equal(status.status, "deployed");
-    await assertOneDeployedRelease(name, { "v1/configmaps": [`${name}-hook`] });
-    const exported = await s.stack.exportStack();
-    const deployment = exported.deployment as {
-      resources?: Array<{ type: string }>;
-      pending_operations?: unknown[];
-    };
-    assert.equal(
-      (deployment.resources ?? []).filter((r) => r.type.includes("ClusterAddonRelease")).length,
-      1,
-      "one release in the state",
+    assert.deepEqual(
+      (await storedRevisions(cluster, name)).map((r) => r.status),
+      ["pending-install"],
+      "the killed install left the release stuck",
     );
-    // The engine keeps the interrupted create as a pending operation (its own bookkeeping, the
-    // release is recorded once); `pulumi refresh --clear-pending-creates` drops it, with no helm call.
+
+    s.current = [{ name, args: { ...args, values: { hook: { blockForever: false } } } }];
+    const status = await recoveredUp(s, name);
+    assert.equal(status.status, "deployed");
+    assert.match(
+      s.output(),
+      /is pending-install and was never deployed; uninstalling it before installing again/,
+    );
+    await assertOneDeployedRelease(name, { "v1/configmaps": [`${name}-hook`] });
+    await assertNothingLeft();
+  });
+
+  test("pulumi up interrupted after helm installed but before the engine recorded it: the next up adopts that release without installing again", async () => {
+    const name = "installed-unrecorded";
+    const args: ClusterAddonArgs = {
+      kubeconfig: cluster.kubeconfig,
+      chart: { path: localChart("hook") },
+      values: { hook: { blockForever: false } },
+      install: { timeout: "60s" },
+      retry: { deadline: "4m", minBackoff: "1s", maxBackoff: "5s" },
+    };
+    const s = await stackOf([{ name, args }]);
+    await spy.holdInstalls();
+    try {
+      await interruptedUp(s, async () => {
+        await waitFor("helm install to finish (held by the spy)", async () =>
+          (await spy.installHeld()) ? true : undefined,
+        );
+      });
+    } finally {
+      await spy.releaseInstalls();
+    }
+    assert.deepEqual(
+      (await storedRevisions(cluster, name)).map((r) => r.status),
+      ["deployed"],
+      "the interrupted run installed the release",
+    );
+
     await spy.reset();
-    await s.stack.refresh({ clearPendingCreates: true, onOutput: () => {}, color: "never" });
-    const refreshed = (await s.stack.exportStack()).deployment as { pending_operations?: unknown[] };
-    assert.deepEqual(refreshed.pending_operations ?? [], [], "no pending operation left in the state");
-    assert.deepEqual(await spy.calls(), [], "ApplyOnce refresh makes no helm call");
+    const status = await recoveredUp(s, name);
+    assert.equal(status.status, "deployed");
+    assert.equal(status.revision, 1);
+    assert.equal(status.adopted, true);
+    assert.deepEqual(
+      (await spy.calls()).filter((c) => /^(install|upgrade|uninstall) /.test(c)),
+      [],
+      "the next up installs nothing",
+    );
+    assert.match(s.output(), /adopted default\/installed-unrecorded revision 1/);
+    await assertOneDeployedRelease(name, { "v1/configmaps": [`${name}-hook`] });
     await assertNothingLeft();
   });
 });

@@ -15,8 +15,13 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as automation from "@pulumi/pulumi/automation/index.js";
 import type { HandoffRecord } from "helm-handoff";
-import { toolchainBinDir } from "helm-handoff/local-cluster";
-import { ClusterAddon, type ClusterAddonArgs, type ReleaseStatus } from "helm-handoff/pulumi";
+import { pulumiNodejsPluginDir, toolchainBinDir } from "helm-handoff/local-cluster";
+import {
+  ClusterAddon,
+  type ClusterAddonArgs,
+  type ReleaseStatus,
+  recoverInterruptedUpdate,
+} from "helm-handoff/pulumi";
 
 /** How many stacks run at once unless {@link FleetOptions.concurrency} says otherwise. */
 export const DEFAULT_CONCURRENCY = 4;
@@ -196,12 +201,17 @@ async function bootstrapCluster(
           PULUMI_BACKEND_URL: backendUrl,
           PULUMI_CONFIG_PASSPHRASE:
             options.passphrase ?? process.env.PULUMI_CONFIG_PASSPHRASE ?? "helm-handoff-fleet",
+          PATH: `${pulumiNodejsPluginDir()}:${process.env.PATH ?? ""}`,
           PULUMI_SKIP_UPDATE_CHECK: "true",
           PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
           ...options.env,
         },
       },
     );
+    // A run killed earlier (a cancelled CI job) left a stale lock and pending creates: clear them.
+    await recoverInterruptedUpdate(stack, {
+      onMessage: (line) => options.onOutput?.(cluster.name, `[helm-handoff] ${line}\n`),
+    });
     const up = await stack.up({
       color: "never",
       onOutput: (text) => options.onOutput?.(cluster.name, text),

@@ -21,6 +21,16 @@ export interface HelmSpy {
    * when it started (epoch milliseconds) and its argv.
    */
   pidCalls(): Promise<Array<{ readonly pid: number; readonly at: number; readonly argv: string }>>;
+  /**
+   * From now on, each `helm install` runs to its end and then the wrapper holds its result (does not
+   * exit) until {@link releaseInstalls}: the release is installed but its caller has not heard of it.
+   * A held run's pid in {@link pidCalls} is the wrapper's, not helm's.
+   */
+  holdInstalls(): Promise<void>;
+  /** Lets held and future installs return. */
+  releaseInstalls(): Promise<void>;
+  /** Whether an install finished and is being held. */
+  installHeld(): Promise<boolean>;
   /** Forgets the calls recorded so far. */
   reset(): Promise<void>;
   remove(): Promise<void>;
@@ -32,6 +42,8 @@ export async function createHelmSpy(): Promise<HelmSpy> {
   const log = join(dir, "argv.log");
   const pids = join(dir, "pids.log");
   const binary = join(dir, "helm");
+  const hold = join(dir, "hold");
+  const held = join(dir, "held");
   const real = join(toolchainBinDir(), "helm");
   await writeFile(log, "");
   await writeFile(pids, "");
@@ -41,6 +53,12 @@ export async function createHelmSpy(): Promise<HelmSpy> {
       `now="$(date +%s%3N)"\n` +
       `printf '%s %s\\n' "$now" "$*" >> '${log}'\n` +
       `printf '%s %s %s\\n' "$$" "$now" "$*" >> '${pids}'\n` +
+      `if [ "$1" = install ] && [ -e '${hold}' ]; then\n` +
+      `  '${real}' "$@"; rc=$?\n` +
+      `  echo "$rc" > '${held}'\n` +
+      `  while [ -e '${hold}' ]; do sleep 0.2; done\n` +
+      `  exit "$rc"\n` +
+      `fi\n` +
       `exec '${real}' "$@"\n`,
   );
   await chmod(binary, 0o755);
@@ -62,6 +80,19 @@ export async function createHelmSpy(): Promise<HelmSpy> {
     timedCalls,
     pidCalls,
     calls: async () => (await timedCalls()).map((c) => c.argv),
+    holdInstalls: () => writeFile(hold, ""),
+    releaseInstalls: async () => {
+      await rm(hold, { force: true });
+      await rm(held, { force: true });
+    },
+    installHeld: async () => {
+      try {
+        await readFile(held);
+        return true;
+      } catch {
+        return false;
+      }
+    },
     reset: async () => {
       await writeFile(log, "");
       await writeFile(pids, "");
