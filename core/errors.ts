@@ -276,7 +276,8 @@ interface Rule {
  */
 const RULES: readonly Rule[] = [
   // --- state ---
-  { kind: "state", reason: "release name in use", re: /cannot re-use a name that is still in use/i },
+  // helm v4 says "cannot reuse a name", helm v3 "cannot re-use a name"
+  { kind: "state", reason: "release name in use", re: /cannot re-?use a name that is still in use/i },
   {
     kind: "state",
     reason: "another operation in progress",

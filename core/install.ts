@@ -59,6 +59,12 @@ export interface EnsureReleaseOptions {
   readonly signal?: AbortSignal;
   /** Skip the `/readyz` wait (e.g. the caller just checked). @default - false */
   readonly skipReadiness?: boolean;
+  /**
+   * The release is expected to exist (an update): look at it first. Otherwise each attempt first
+   * tries `helm install`, which helm refuses without side effects when the name is taken.
+   * @default false
+   */
+  readonly expectExisting?: boolean;
 }
 
 /** What {@link ensureRelease} did. */
@@ -129,13 +135,11 @@ export async function ensureRelease(
   }
   const remaining = Math.max(1, spec.retry.deadline.toMilliseconds() - (Date.now() - started));
   let adopted = false;
-  let firstLook = true;
   let attempts = 0;
   const outcome = await retry(
     async (n) => {
       attempts = n;
-      const r = await attempt(runner, spec, n, firstLook, report);
-      firstLook = false;
+      const r = await attempt(runner, spec, n, options.expectExisting !== true, report);
       if (r.action === "adopted") adopted = true;
       return r;
     },
@@ -190,10 +194,21 @@ async function attempt(
   runner: HelmRunner,
   spec: ResolvedSpec,
   n: number,
-  firstLook: boolean,
+  installFirst: boolean,
   report: (e: ProgressEvent) => void,
 ): Promise<AttemptResult> {
   const where = `${spec.namespace}/${spec.releaseName}`;
+  // A missing release is the common case of a create (a new add-on, or a retry after a failed
+  // install was cleaned up): install without looking first, one helm process less. helm refuses a
+  // name that has any history ("cannot re-use a name") before touching the cluster; then look.
+  if (installFirst) {
+    try {
+      return await install(runner, spec, n, report);
+    } catch (error) {
+      if (!(error instanceof HelmError && error.kind === "state")) throw error;
+      report({ phase: "adopting", attempt: n, message: `release ${where} already exists: looking at it` });
+    }
+  }
   // a recovery changes the state; look again (bounded, so a flapping release cannot spin here)
   for (let step = 0; step < 3; step++) {
     const current = await runner.status(spec.releaseName, spec.namespace);
@@ -207,7 +222,7 @@ async function attempt(
           attempt: n,
           message: `release ${where} is deployed (revision ${current.revision}): adopting it, no upgrade`,
         });
-        return { release: current, action: firstLook && step === 0 ? "adopted" : "unchanged" };
+        return { release: current, action: step === 0 ? "adopted" : "unchanged" };
       }
       const why = await differences(runner, spec, current);
       if (why.length === 0) {
@@ -216,7 +231,7 @@ async function attempt(
           attempt: n,
           message: `release ${where} is up to date (revision ${current.revision})`,
         });
-        return { release: current, action: firstLook && step === 0 ? "adopted" : "unchanged" };
+        return { release: current, action: step === 0 ? "adopted" : "unchanged" };
       }
       report({ phase: "upgrading", attempt: n, message: `upgrading ${where}: ${why.join(", ")} differ` });
       const release = await runner.upgrade(spec);

@@ -242,6 +242,7 @@ export async function update(_id: string, olds: Outputs, news: Inputs): Promise<
   const spec = validateSpec(toSpec(news));
   const runner = runnerFor(news);
   const result = await ensureRelease(runner, spec, {
+    expectExisting: true,
     onProgress: (p) => progressLine(news.releaseName, p.message),
   });
   const status = statusOf(result.release, olds.status.attempts, olds.status.adopted);

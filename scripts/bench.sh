@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm run bench -- NAME`: compiles, then runs dist/bench/NAME.js on the toolchain's Node.
-# NAME: pulumi-addon | cdk8s-synth | ... (files in bench/). Prints ratios; asserts nothing.
+# NAME: pulumi-addon | cdk8s-synth | fleet (files in bench/); further arguments go to the bench. Prints ratios; asserts nothing.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -9,4 +9,4 @@ if [[ -z "${HELM_HANDOFF_TOOLCHAIN_BIN:-}" ]]; then
 fi
 name="${1:?usage: npm run bench -- NAME (a file in bench/ without .ts)}"
 tsc -p tsconfig.json
-exec node "dist/bench/$name.js"
+exec node "dist/bench/$name.js" "${@:2}"

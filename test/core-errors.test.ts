@@ -191,7 +191,13 @@ const samples: readonly (readonly [string, "transient" | "permanent" | "state", 
     "kubeconfig invalid",
     'Error: INSTALLATION FAILED: cluster reachability check failed: kubernetes cluster unreachable: error loading config file "kc2": yaml: line 1: did not find expected node content',
   ],
-  // known: release state
+  // captured: helm install of a name that has a release (helm v4 spelling), then helm v3's
+  [
+    "captured",
+    "state",
+    "release name in use",
+    "Error: INSTALLATION FAILED: release name check failed: cannot reuse a name that is still in use",
+  ],
   [
     "known",
     "state",

@@ -60,24 +60,49 @@ const failure = (kind: "transient" | "permanent", stderr: string) => () => {
   throw makeHelmError({ kind, reason: kind, command: ["helm", "install"], exitCode: 1, stderr });
 };
 
+/** helm's refusal to install over a release that has history. */
+const nameInUse = () => {
+  throw makeHelmError({
+    kind: "state",
+    reason: "release name in use",
+    command: ["helm", "install"],
+    exitCode: 1,
+    stderr: "Error: INSTALLATION FAILED: cannot re-use a name that is still in use",
+  });
+};
+
 const spec = validateSpec({
   chart: { repo: "https://charts.example.org", name: "tiny", version: "0.1.0" },
   releaseName: "x",
   retry: { deadline: "5m", minBackoff: "10ms", maxBackoff: "20ms" },
 });
 
-test("ApplyOnce adopts a deployed release without upgrading it", async () => {
-  const { runner, calls } = fakeRunner({ status: [release("deployed", 4)], install: [] });
+test("a new release is installed with a single helm call, without looking for it first", async () => {
+  const { runner, calls } = fakeRunner({ status: [undefined], install: [() => release("deployed")] });
   const result = await ensureRelease(runner, spec);
+  assert.equal(result.action, "installed");
+  assert.deepEqual(calls, ["install"]);
+});
+
+test("ApplyOnce adopts a deployed release without upgrading it", async () => {
+  const { runner, calls } = fakeRunner({ status: [release("deployed", 4)], install: [nameInUse] });
+  const messages: string[] = [];
+  const result = await ensureRelease(runner, spec, { onProgress: (e) => messages.push(e.message) });
   assert.equal(result.adopted, true);
   assert.equal(result.action, "adopted");
   assert.equal(result.release.revision, 4);
-  assert.deepEqual(calls, ["status"]);
+  assert.deepEqual(calls, ["install", "status"]);
+  assert.deepEqual(messages, [
+    "installing default/x (attempt 1, timeout 5m)",
+    "release default/x already exists: looking at it",
+    "release default/x is deployed (revision 4): adopting it, no upgrade",
+    "adopted default/x (revision 4, deployed) after 1 attempt(s)",
+  ]);
 });
 
 test("a transient install failure is cleaned up and retried", async () => {
   const { runner, calls } = fakeRunner({
-    status: [undefined, release("failed"), undefined],
+    status: [release("failed")],
     install: [
       failure("transient", "Error: INSTALLATION FAILED: connection refused"),
       () => release("deployed"),
@@ -89,13 +114,14 @@ test("a transient install failure is cleaned up and retried", async () => {
   });
   assert.equal(result.attempts, 2);
   assert.equal(result.action, "installed");
-  assert.deepEqual(calls, ["status", "install", "status", "history", "uninstall", "status", "install"]);
+  // The partial release is gone, so the next attempt installs straight away too.
+  assert.deepEqual(calls, ["install", "status", "history", "uninstall", "install"]);
   assert.deepEqual(phases, ["installing", "recovering", "retrying", "installing", "done"]);
 });
 
 test("a permanent install failure fails at once and leaves nothing installed", async () => {
   const { runner, calls } = fakeRunner({
-    status: [undefined, release("failed"), undefined],
+    status: [release("failed")],
     install: [
       failure(
         "permanent",
@@ -104,15 +130,22 @@ test("a permanent install failure fails at once and leaves nothing installed", a
     ],
   });
   await assert.rejects(ensureRelease(runner, spec), { name: "PermanentHelmError" });
-  assert.deepEqual(calls, ["status", "install", "status", "history", "uninstall"]);
+  assert.deepEqual(calls, ["install", "status", "history", "uninstall"]);
 });
 
 test("a failed release that was never deployed is uninstalled before installing", async () => {
   const { runner, calls } = fakeRunner({
     status: [release("failed"), undefined],
-    install: [() => release("deployed")],
+    install: [nameInUse, () => release("deployed")],
   });
   const result = await ensureRelease(runner, spec);
   assert.equal(result.action, "installed");
-  assert.deepEqual(calls, ["status", "history", "uninstall", "status", "install"]);
+  assert.deepEqual(calls, ["install", "status", "history", "uninstall", "status", "install"]);
+});
+
+test("an update looks at the release first instead of trying an install", async () => {
+  const { runner, calls } = fakeRunner({ status: [release("deployed", 4)], install: [] });
+  const result = await ensureRelease(runner, spec, { expectExisting: true });
+  assert.equal(result.action, "adopted");
+  assert.deepEqual(calls, ["status"]);
 });

@@ -86,6 +86,17 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
     }
   }
 
+  /** An add-on of the hook chart, whose pre-install hook never completes when `blockForever`. */
+  function hookArgs(o: { blockForever: boolean; timeout: string; deadline: string }): ClusterAddonArgs {
+    return {
+      kubeconfig: cluster.kubeconfig,
+      chart: { path: localChart("hook") },
+      values: { hook: { blockForever: o.blockForever } },
+      install: { timeout: o.timeout },
+      retry: { deadline: o.deadline, minBackoff: "1s", maxBackoff: "5s" },
+    };
+  }
+
   async function assertNothingLeft(): Promise<void> {
     assert.deepEqual(
       await sandbox.leftovers(),
@@ -139,13 +150,7 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
 
   test("helm killed mid-install is retried as transient: the partial release is removed and the install completes", async () => {
     const name = "helm-killed";
-    const args: ClusterAddonArgs = {
-      kubeconfig: cluster.kubeconfig,
-      chart: { path: localChart("hook") },
-      values: { hook: { blockForever: true } },
-      install: { timeout: "60s" },
-      retry: { deadline: "6m", minBackoff: "1s", maxBackoff: "5s" },
-    };
+    const args = hookArgs({ blockForever: true, timeout: "60s", deadline: "6m" });
     const s = await stackOf([{ name, args }]);
     const up = s.up();
     up.catch(() => {});
@@ -175,13 +180,7 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
 
   test("helm and the dynamic provider killed together leave pending-install, and the next up recovers it and completes", async () => {
     const name = "provider-killed";
-    const args: ClusterAddonArgs = {
-      kubeconfig: cluster.kubeconfig,
-      chart: { path: localChart("hook") },
-      values: { hook: { blockForever: true } },
-      install: { timeout: "20s" },
-      retry: { deadline: "4m", minBackoff: "1s", maxBackoff: "5s" },
-    };
+    const args = hookArgs({ blockForever: true, timeout: "20s", deadline: "4m" });
     const s = await stackOf([{ name, args }]);
     const up = s.up();
     up.catch(() => {});
@@ -270,13 +269,7 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
 
   test("pulumi up interrupted (SIGINT, then SIGKILL of its process tree) while helm installs: the next up recovers the half-installed release and leaves one", async () => {
     const name = "interrupted";
-    const args: ClusterAddonArgs = {
-      kubeconfig: cluster.kubeconfig,
-      chart: { path: localChart("hook") },
-      values: { hook: { blockForever: true } },
-      install: { timeout: "20s" },
-      retry: { deadline: "4m", minBackoff: "1s", maxBackoff: "5s" },
-    };
+    const args = hookArgs({ blockForever: true, timeout: "20s", deadline: "4m" });
     const s = await stackOf([{ name, args }]);
     let pid = 0;
     await interruptedUp(s, async () => {
@@ -301,15 +294,9 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
     await assertNothingLeft();
   });
 
-  test("pulumi up interrupted after helm installed but before the engine recorded it: the next up adopts that release without installing again", async () => {
+  test("pulumi up interrupted after helm installed but before the engine recorded it: the next up adopts that release without installing it again", async () => {
     const name = "installed-unrecorded";
-    const args: ClusterAddonArgs = {
-      kubeconfig: cluster.kubeconfig,
-      chart: { path: localChart("hook") },
-      values: { hook: { blockForever: false } },
-      install: { timeout: "60s" },
-      retry: { deadline: "4m", minBackoff: "1s", maxBackoff: "5s" },
-    };
+    const args = hookArgs({ blockForever: false, timeout: "60s", deadline: "4m" });
     const s = await stackOf([{ name, args }]);
     await spy.holdInstalls();
     try {
@@ -332,10 +319,12 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
     assert.equal(status.status, "deployed");
     assert.equal(status.revision, 1);
     assert.equal(status.adopted, true);
+    // The create tries `helm install` first (helm refuses it: the name has a release), then adopts.
+    assert.match(s.output(), /release default\/installed-unrecorded already exists: looking at it/);
     assert.deepEqual(
-      (await spy.calls()).filter((c) => /^(install|upgrade|uninstall) /.test(c)),
+      (await spy.calls()).filter((c) => /^(upgrade|uninstall|rollback) /.test(c)),
       [],
-      "the next up installs nothing",
+      "the next up changes nothing on the release",
     );
     assert.match(s.output(), /adopted default\/installed-unrecorded revision 1/);
     await assertOneDeployedRelease(name, { "v1/configmaps": [`${name}-hook`] });

@@ -4,6 +4,9 @@
  * real helm, real local clusters.
  */
 import assert from "node:assert/strict";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { SpecError } from "../core/index.js";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
@@ -82,6 +85,41 @@ describe("ClusterAddon at the edges", { timeout: 1_200_000 }, () => {
     assert.match(out, /at '\/replicas': minimum: got 0, want 1/);
     assert.doesNotMatch(out, /attempt 2/);
     assert.equal(await liveRelease(cluster, "bad-values"), undefined);
+  });
+
+  test("an object field the API server does not know fails at the first attempt naming the field, and nothing is left installed", async () => {
+    // helm-handoff skips helm's client-side OpenAPI check: the server's strict validation must catch this.
+    const chart = await mkdtemp(join(tmpdir(), "hh-typo-chart-"));
+    try {
+      await mkdir(join(chart, "templates"));
+      await writeFile(join(chart, "Chart.yaml"), "apiVersion: v2\nname: typo\nversion: 0.1.0\n");
+      await writeFile(
+        join(chart, "templates", "objects.yaml"),
+        [
+          "apiVersion: v1",
+          "kind: ConfigMap",
+          "metadata: {name: '{{ .Release.Name }}-first'}",
+          "data: {a: '1'}",
+          "---",
+          "apiVersion: v1",
+          "kind: ConfigMap",
+          "metadata: {name: '{{ .Release.Name }}-typo'}",
+          "dataa: {a: '1'}",
+          "",
+        ].join("\n"),
+      );
+      const s = await stackOf([
+        { name: "typo", args: { kubeconfig: cluster.kubeconfig, chart: { path: chart } } },
+      ]);
+      const out = await failingUp(s);
+      assert.match(out, /\.dataa: field not declared in schema/);
+      assert.doesNotMatch(out, /attempt 2/);
+      assert.equal(await liveRelease(cluster, "typo"), undefined);
+      const left = await cluster.request("GET", "/api/v1/namespaces/default/configmaps/typo-first");
+      assert.equal(left.status, 404, "the object applied before the failing one was removed too");
+    } finally {
+      await rm(chart, { recursive: true, force: true });
+    }
   });
 
   test("an unknown strategy fails at construction with a message naming the field", async () => {

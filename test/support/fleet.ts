@@ -24,15 +24,16 @@ export function fleetValues(i: number, j: number): Record<string, unknown> {
 
 /**
  * One add-on per release name per cluster, named `c<i>-<release>`, with the small `schema` chart
- * (one ConfigMap), no wait, and values unique in the fleet (see {@link fleetValues}).
+ * (one ConfigMap), no wait, and values unique in the fleet (see {@link fleetValues}). A `suffix`
+ * is appended to the release names (so that repeated runs on the same clusters install anew).
  */
-export function fleetAddons(clusters: readonly LocalCluster[]): AddonDecl[] {
+export function fleetAddons(clusters: readonly LocalCluster[], suffix = ""): AddonDecl[] {
   return clusters.flatMap((cluster, i) =>
     FLEET_RELEASES.map((releaseName, j) => ({
-      name: `c${i}-${releaseName}`,
+      name: `c${i}-${releaseName}${suffix}`,
       args: {
         kubeconfig: cluster.kubeconfig,
-        releaseName,
+        releaseName: `${releaseName}${suffix}`,
         chart: { path: localChart("schema") },
         values: fleetValues(i, j),
         install: { wait: false, timeout: "2m" },
@@ -194,14 +195,17 @@ export async function startFleet(prefix: string, n: number): Promise<LocalCluste
   return started;
 }
 
-/** One up of the fleet's add-ons on `clusters` in a fresh stack; the stack is disposed afterwards. */
-/** One measured `up` of a fresh stack of `decls`, for the bench. */
+/**
+ * One measured `up` of the fleet's add-ons (release names with `suffix`) on `clusters`, in a fresh
+ * stack; the stack is disposed afterwards (the releases stay).
+ */
 export async function benchUp(
   clusters: readonly LocalCluster[],
   spy: HelmSpy,
   sandbox: Sandbox,
+  suffix = "",
 ): Promise<MeasuredUp> {
-  const s = await faultStack(fleetAddons(clusters), spy, sandbox);
+  const s = await faultStack(fleetAddons(clusters, suffix), spy, sandbox);
   try {
     return await measuredUp(s, sandbox);
   } finally {
