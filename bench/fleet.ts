@@ -2,7 +2,7 @@
  * Fleet benchmark of the Pulumi front end (`npm run bench -- fleet [rounds]`): one `pulumi up` of 3
  * ClusterAddons on one local cluster, then one `pulumi up` of 3 ClusterAddons on each of 10 local
  * clusters (30 in one stack, so in one dynamic provider process), alternated for `rounds` rounds
- * (default 3; each round installs new releases). Prints the median time of each, their ratio
+ * (default 5; each round installs new releases). Prints the median time of each, their ratio
  * (10 × 3 / 1 × 3; target <= 3 on 2 cores) and the dynamic provider's peak memory.
  * Not a test: nothing here asserts.
  *
@@ -59,5 +59,5 @@ async function main(rounds: number): Promise<void> {
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await main(Number(process.argv[2] ?? 3));
+  await main(Number(process.argv[2] ?? 5));
 }
