@@ -718,7 +718,6 @@ export class HelmRunner {
   }
 }
 
-/** Prefix of the per-call temp dirs (`mkdtemp` appends six characters). */
 /**
  * Skips helm's client-side check of the rendered objects against the cluster's OpenAPI document
  * (install and upgrade). helm v4 applies server-side with Strict field validation, so the API server
@@ -728,6 +727,7 @@ export class HelmRunner {
  */
 const NO_CLIENT_OPENAPI = "--disable-openapi-validation";
 
+/** Prefix of the per-call temp dirs (`mkdtemp` appends six characters). */
 const CALL_DIR_PREFIX = "helm-handoff-";
 const CALL_DIR = /^helm-handoff-[A-Za-z0-9]{6}$/;
 /** File in each per-call temp dir holding the pid of the process that made it. */

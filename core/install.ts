@@ -200,7 +200,7 @@ async function attempt(
   const where = `${spec.namespace}/${spec.releaseName}`;
   // A missing release is the common case of a create (a new add-on, or a retry after a failed
   // install was cleaned up): install without looking first, one helm process less. helm refuses a
-  // name that has any history ("cannot re-use a name") before touching the cluster; then look.
+  // name that has any history ("cannot reuse a name") before it creates anything; then look.
   if (installFirst) {
     try {
       return await install(runner, spec, n, report);
