@@ -9,4 +9,11 @@ if [[ -z "${HELM_HANDOFF_TOOLCHAIN_BIN:-}" ]]; then
 fi
 name="${1:?usage: npm run bench -- NAME (a file in bench/ without .ts)}"
 tsc -p tsconfig.json
-exec node "dist/bench/$name.js" "${@:2}"
+# Local clusters listen on fresh ports, and helm's Kubernetes discovery cache keeps a directory per
+# API server address: keep it out of ~/.kube/cache for this run, and remove it afterwards.
+if [[ -z "${KUBECACHEDIR:-}" ]]; then
+  KUBECACHEDIR="$(mktemp -d "${TMPDIR:-/tmp}/helm-handoff-kubecache-XXXXXX")"
+  export KUBECACHEDIR
+  trap 'rm -rf "$KUBECACHEDIR"' EXIT
+fi
+node "dist/bench/$name.js" "${@:2}"

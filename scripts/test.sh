@@ -15,4 +15,11 @@ files=("$@")
 if [[ ${#files[@]} -eq 0 ]]; then
   mapfile -t files < <(find dist/test -name '*.test.js' | sort)
 fi
-exec node --test --test-reporter=spec --test-concurrency=2 "${files[@]}"
+# Local clusters listen on fresh ports, and helm's Kubernetes discovery cache keeps a directory per
+# API server address: keep it out of ~/.kube/cache for this run, and remove it afterwards.
+if [[ -z "${KUBECACHEDIR:-}" ]]; then
+  KUBECACHEDIR="$(mktemp -d "${TMPDIR:-/tmp}/helm-handoff-kubecache-XXXXXX")"
+  export KUBECACHEDIR
+  trap 'rm -rf "$KUBECACHEDIR"' EXIT
+fi
+node --test --test-reporter=spec --test-concurrency=2 "${files[@]}"
