@@ -15,11 +15,12 @@ files=("$@")
 if [[ ${#files[@]} -eq 0 ]]; then
   mapfile -t files < <(find dist/test -name '*.test.js' | sort)
 fi
-# Local clusters listen on fresh ports, and helm's Kubernetes discovery cache keeps a directory per
-# API server address: keep it out of ~/.kube/cache for this run, and remove it afterwards.
-if [[ -z "${KUBECACHEDIR:-}" ]]; then
-  KUBECACHEDIR="$(mktemp -d "${TMPDIR:-/tmp}/helm-handoff-kubecache-XXXXXX")"
-  export KUBECACHEDIR
-  trap 'rm -rf "$KUBECACHEDIR"' EXIT
-fi
+# Every temp file of the run (the suites' own, local clusters', helm's) goes under one directory,
+# removed at the end: nothing a test forgets or a killed process leaves stays in /tmp. helm's
+# Kubernetes discovery cache too: it keeps a directory per API server address, and every local
+# cluster has a new one, so it would otherwise grow in ~/.kube/cache run after run.
+run_tmp="$(mktemp -d "${TMPDIR:-/tmp}/helm-handoff-test-run-XXXXXX")"
+trap 'rm -rf "$run_tmp"' EXIT
+export TMPDIR="$run_tmp"
+export KUBECACHEDIR="${KUBECACHEDIR:-$run_tmp/kube-cache}"
 node --test --test-reporter=spec --test-concurrency=2 "${files[@]}"
