@@ -10,11 +10,12 @@
  * @module
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { classifyHelmFailure, HelmNotFoundError, HelmVersionError, makeHelmError } from "../core/errors.js";
-import { type TemplateOptions, templateFlags, toolchainBinDir } from "../core/helm.js";
+import { type TemplateOptions, templateFlags } from "../core/helm.js";
+import { cacheHome, isExecutable, toolchainBinDir } from "../core/paths.js";
 import { Redactor } from "../core/redact.js";
 import type { ResolvedRepoChart, ResolvedSpec } from "../core/spec.js";
 
@@ -27,21 +28,6 @@ let invocations = 0;
 /** How many helm processes this module has started in this process (version checks included). */
 export function helmInvocationCount(): number {
   return invocations;
-}
-
-/** The cache home: `$XDG_CACHE_HOME`, else `~/.cache`. */
-export function cacheHome(env: NodeJS.ProcessEnv = process.env): string {
-  const x = env.XDG_CACHE_HOME;
-  return x !== undefined && x !== "" ? x : join(homedir(), ".cache");
-}
-
-function isExecutable(p: string): boolean {
-  try {
-    accessSync(p, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

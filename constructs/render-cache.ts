@@ -24,8 +24,8 @@ import {
 import { join, relative } from "node:path";
 import { canonicalJson } from "../core/handoff.js";
 import type { TemplateOptions } from "../core/helm.js";
+import { cacheHome } from "../core/paths.js";
 import type { ResolvedChartSource, ResolvedSpec } from "../core/spec.js";
-import { cacheHome } from "./helm-sync.js";
 
 /** Bump when the entry format or the key's inputs change. */
 const FORMAT = 1;

@@ -19,9 +19,8 @@
  *
  * @module
  */
-import { constants as fsConstants } from "node:fs";
-import { access, chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { homedir, tmpdir } from "node:os";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { ExecaError, execa } from "execa";
 import { Duration } from "./duration.js";
@@ -33,6 +32,7 @@ import {
   makeHelmError,
   SpecError,
 } from "./errors.js";
+import { cacheHome, isExecutable, toolchainBinDir } from "./paths.js";
 import { Redactor } from "./redact.js";
 import type { Semaphore } from "./semaphore.js";
 import type { ResolvedRepoChart, ResolvedSpec } from "./spec.js";
@@ -190,17 +190,6 @@ interface CallContext {
 
 /** helm versions already checked in this process, by binary path. */
 const checkedVersions = new Map<string, Promise<string>>();
-
-/** The default location of the project's toolchain bin dir. */
-export function toolchainBinDir(env: NodeJS.ProcessEnv = process.env): string {
-  return join(cacheHome(env), "helm-handoff", "toolchain", "bin");
-}
-
-function cacheHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env.XDG_CACHE_HOME !== undefined && env.XDG_CACHE_HOME !== ""
-    ? env.XDG_CACHE_HOME
-    : join(homedir(), ".cache");
-}
 
 /**
  * Runs helm v4. One runner per cluster (its kubeconfig); safe to use concurrently.
@@ -536,10 +525,10 @@ export class HelmRunner {
     for (const d of (process.env.PATH ?? "").split(delimiter)) {
       if (d === "") continue;
       const candidate = join(d, "helm");
-      if (await isExecutable(candidate)) return candidate;
+      if (isExecutable(candidate)) return candidate;
     }
     const fallback = join(toolchainBinDir(), "helm");
-    if (await isExecutable(fallback)) return fallback;
+    if (isExecutable(fallback)) return fallback;
     throw new HelmNotFoundError(['"helm" on PATH', fallback]);
   }
 
@@ -824,15 +813,6 @@ function registryTls(c: ResolvedRepoChart): string[] {
   if (c.caFile !== undefined) args.push("--ca-file", c.caFile);
   if (c.insecureSkipTlsVerify) args.push("--insecure");
   return args;
-}
-
-async function isExecutable(p: string): Promise<boolean> {
-  try {
-    await access(p, fsConstants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function parseJson(stdout: string, args: readonly string[], redactor: Redactor): unknown {

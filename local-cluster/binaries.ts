@@ -1,17 +1,9 @@
-import { accessSync, constants, existsSync, readdirSync, realpathSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
-import { homedir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
+import { cacheHome, isExecutable, toolchainBinDir } from "../core/paths.js";
 
-/**
- * The directory where `npm run toolchain` (scripts/toolchain.sh) links the test binaries:
- * `${XDG_CACHE_HOME:-$HOME/.cache}/helm-handoff/toolchain/bin`.
- *
- * @param env - the environment to read `XDG_CACHE_HOME` and `HOME` from.
- */
-export function toolchainBinDir(env: NodeJS.ProcessEnv = process.env): string {
-  return join(cacheDir(env), "toolchain", "bin");
-}
+export { toolchainBinDir };
 
 /**
  * The directory holding `pulumi-resource-pulumi-nodejs`, the dynamic-provider plugin shipped inside
@@ -29,8 +21,7 @@ export function pulumiNodejsPluginDir(): string {
  * @param env - the environment to read `XDG_CACHE_HOME` and `HOME` from.
  */
 export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache");
-  return join(base, "helm-handoff");
+  return join(cacheHome(env), "helm-handoff");
 }
 
 /**
@@ -74,13 +65,4 @@ export function kwokStageFiles(kwokPath: string, env: NodeJS.ProcessEnv = proces
   throw new Error(
     `no kwok stage files (kwok-stages/*.yaml) were found next to ${kwokPath}; run \`npm run toolchain\` to install them`,
   );
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -82,17 +82,7 @@ export function controllerManagerArgs(
   name: string,
 ): string[] {
   return [
-    "--kubeconfig",
-    kubeconfig,
-    "--leader-elect=false",
-    "--bind-address",
-    "127.0.0.1",
-    "--secure-port",
-    String(port),
-    "--tls-cert-file",
-    pki.servingCert,
-    "--tls-private-key-file",
-    pki.servingKey,
+    ...componentArgs(kubeconfig, port, pki),
     "--service-account-private-key-file",
     pki.serviceAccountKey,
     "--root-ca-file",
@@ -106,6 +96,11 @@ export function controllerManagerArgs(
 
 /** kube-scheduler, serving our certificate on `port`. */
 export function schedulerArgs(kubeconfig: string, port: number, pki: ClusterPki): string[] {
+  return componentArgs(kubeconfig, port, pki);
+}
+
+/** What the controller-manager and the scheduler share: one replica, loopback, our serving certificate. */
+function componentArgs(kubeconfig: string, port: number, pki: ClusterPki): string[] {
   return [
     "--kubeconfig",
     kubeconfig,

@@ -14,7 +14,7 @@ import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js"
 import type { ChartSource, ClusterAddonArgs } from "../provider/index.js";
 import type { AddonStack } from "./support/addon.js";
 import { localChart, runHelm } from "./support/charts.js";
-import { createSandbox, faultStack, type Sandbox } from "./support/faults.js";
+import { assertNoLeftovers, createSandbox, faultStack, type Sandbox } from "./support/faults.js";
 import { createHelmSpy, type HelmSpy } from "./support/helm-spy.js";
 import { collectProgramRejections, type ProgramRejections } from "./support/pulumi.js";
 
@@ -249,8 +249,7 @@ describe("ClusterAddon rejects bad input", { timeout: 900_000 }, () => {
         [],
         "no release recorded in the state",
       );
-      const left = await sandbox.leftovers();
-      assert.deepEqual(left, { dirs: [], processes: [] }, "no temp dir and no process left");
+      await assertNoLeftovers(sandbox);
     });
   }
 

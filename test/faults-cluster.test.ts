@@ -12,6 +12,7 @@ import { type ClusterAddonArgs, type ReleaseStatus, recoverInterruptedUpdate } f
 import { type AddonDecl, type AddonStack, liveRelease } from "./support/addon.js";
 import { localChart } from "./support/charts.js";
 import {
+  assertNoLeftovers,
   createSandbox,
   faultStack,
   isRunning,
@@ -97,14 +98,6 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
     };
   }
 
-  async function assertNothingLeft(): Promise<void> {
-    assert.deepEqual(
-      await sandbox.leftovers(),
-      { dirs: [], processes: [] },
-      "no temp dir and no process left",
-    );
-  }
-
   test("the API server SIGKILLed during helm install --wait and restarted 15 s later: up succeeds with one deployed release", async () => {
     const name = "apiserver-crash";
     // A cordoned node keeps the Deployment's pod Pending, so the install is still in its wait when the API server dies.
@@ -140,7 +133,7 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
         "apps/v1/daemonsets": [`${name}-ds`],
         "v1/configmaps": [`${name}-config`],
       });
-      await assertNothingLeft();
+      await assertNoLeftovers(sandbox);
     } finally {
       await updateNode(cluster, node, (n) => {
         n.spec.unschedulable = false;
@@ -169,7 +162,7 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
       assert.match(s.output(), /helm install was killed \(transient: helm was killed by SIGKILL\)/);
       assert.equal(isRunning(pid), false);
       await assertOneDeployedRelease(name, { "v1/configmaps": [`${name}-hook`] });
-      await assertNothingLeft();
+      await assertNoLeftovers(sandbox);
     } finally {
       await updateNode(cluster, node, (n) => {
         const { [HOOK_NODE_LABEL]: _dropped, ...labels } = n.metadata.labels ?? {};
@@ -211,7 +204,7 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
     assert.equal(isRunning(pid), false);
     assert.equal(isRunning(provider), false);
     // The killed provider could not remove its temp dir (kubeconfig inside): the next run swept it.
-    await assertNothingLeft();
+    await assertNoLeftovers(sandbox);
   });
   /**
    * Starts `up` and interrupts it the way a cancelled CI job does once `interruptWhen` resolves:
@@ -291,7 +284,7 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
       /is pending-install and was never deployed; uninstalling it before installing again/,
     );
     await assertOneDeployedRelease(name, { "v1/configmaps": [`${name}-hook`] });
-    await assertNothingLeft();
+    await assertNoLeftovers(sandbox);
   });
 
   test("pulumi up interrupted after helm installed but before the engine recorded it: the next up adopts that release without installing it again", async () => {
@@ -328,6 +321,6 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
     );
     assert.match(s.output(), /adopted default\/installed-unrecorded revision 1/);
     await assertOneDeployedRelease(name, { "v1/configmaps": [`${name}-hook`] });
-    await assertNothingLeft();
+    await assertNoLeftovers(sandbox);
   });
 });

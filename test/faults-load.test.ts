@@ -12,7 +12,7 @@ import type { LocalCluster } from "../local-cluster/index.js";
 import type { ReleaseStatus } from "../provider/index.js";
 import type { AddonStack } from "./support/addon.js";
 import { runHelm } from "./support/charts.js";
-import { createSandbox, faultStack, type Sandbox } from "./support/faults.js";
+import { assertNoLeftovers, createSandbox, faultStack, type Sandbox } from "./support/faults.js";
 import {
   FLEET_RELEASES,
   fleetAddons,
@@ -162,6 +162,6 @@ describe("30 ClusterAddons across 10 clusters in one pulumi up", { timeout: 600_
   });
 
   test("no helm-handoff temp dir and no process is left after the up", async () => {
-    assert.deepEqual(await sandbox.leftovers(), { dirs: [], processes: [] });
+    await assertNoLeftovers(sandbox);
   });
 });

@@ -14,6 +14,7 @@ import type { ClusterAddonArgs, ReleaseStatus } from "../provider/index.js";
 import { type AddonStack, liveRelease } from "./support/addon.js";
 import { localChart } from "./support/charts.js";
 import {
+  assertNoLeftovers,
   createSandbox,
   faultStack,
   isRunning,
@@ -149,6 +150,6 @@ describe("ClusterAddon in Reconcile recovers an interrupted upgrade", { timeout:
     assert.equal(isRunning(helm), false);
     assert.equal(isRunning(provider), false);
     // The killed provider could not remove its temp dir: the next run swept it.
-    assert.deepEqual(await sandbox.leftovers(), { dirs: [], processes: [] });
+    await assertNoLeftovers(sandbox);
   });
 });

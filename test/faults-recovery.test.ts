@@ -12,7 +12,7 @@ import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js"
 import type { ReleaseStatus } from "../provider/index.js";
 import { type AddonDecl, type AddonStack, liveRelease } from "./support/addon.js";
 import { type HttpChartRepo, localChart, runHelm, startHttpChartRepo } from "./support/charts.js";
-import { createSandbox, faultStack, type Sandbox, waitFor } from "./support/faults.js";
+import { assertNoLeftovers, createSandbox, faultStack, type Sandbox, waitFor } from "./support/faults.js";
 import { createHelmSpy, type HelmSpy } from "./support/helm-spy.js";
 
 describe("ClusterAddon retries what heals and fails fast on what does not", { timeout: 1_200_000 }, () => {
@@ -50,14 +50,6 @@ describe("ClusterAddon retries what heals and fails fast on what does not", { ti
     return s;
   }
 
-  async function assertNothingLeft(): Promise<void> {
-    assert.deepEqual(
-      await sandbox.leftovers(),
-      { dirs: [], processes: [] },
-      "no temp dir and no process left",
-    );
-  }
-
   /** The ClusterAddonRelease resources recorded in the stack's state. */
   async function recordedReleases(s: AddonStack): Promise<unknown[]> {
     const exported = await s.stack.exportStack();
@@ -86,7 +78,7 @@ describe("ClusterAddon retries what heals and fails fast on what does not", { ti
     assert.deepEqual(statuses.slice(0, 3), [503, 503, 503]);
     assert.ok(statuses.includes(200), "the repository served the chart in the end");
     assert.equal((await liveRelease(cluster, name))?.status, "deployed");
-    await assertNothingLeft();
+    await assertNoLeftovers(sandbox);
   });
 
   test("a version that does not exist at a reachable repository fails at the first attempt as permanent", async () => {
@@ -107,7 +99,7 @@ describe("ClusterAddon retries what heals and fails fast on what does not", { ti
     assert.equal(installs.length, 1, "helm install ran once");
     assert.equal(await liveRelease(cluster, name), undefined);
     assert.deepEqual(await recordedReleases(s), []);
-    await assertNothingLeft();
+    await assertNoLeftovers(sandbox);
   });
 
   test("a custom resource whose CRD is created 30 s later by someone else is retried as transient and succeeds", async () => {
@@ -143,7 +135,7 @@ describe("ClusterAddon retries what heals and fails fast on what does not", { ti
     assert.ok(status.attempts >= 2, `retried (attempts: ${status.attempts})`);
     assert.match(s.output(), /transient: CRD not established yet/);
     assert.equal((await liveRelease(cluster, name))?.status, "deployed");
-    await assertNothingLeft();
+    await assertNoLeftovers(sandbox);
   });
 
   test("an API server that dies and never comes back fails the up at the deadline, listing the attempts and the last cause", async () => {
@@ -181,6 +173,6 @@ describe("ClusterAddon retries what heals and fails fast on what does not", { ti
       /last cause: helm \w+ exited with code 1 \(transient: API server or repository unreachable\)/,
     );
     assert.deepEqual(await recordedReleases(s), [], "nothing is recorded as created");
-    await assertNothingLeft();
+    await assertNoLeftovers(sandbox);
   });
 });

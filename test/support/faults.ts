@@ -8,6 +8,7 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -75,6 +76,11 @@ export async function createSandbox(): Promise<Sandbox> {
     },
     remove: () => rm(dir, { recursive: true, force: true }),
   };
+}
+
+/** Asserts that the scenario left no helm-handoff temp dir and no process in the sandbox (waits for exits first). */
+export async function assertNoLeftovers(sandbox: Sandbox): Promise<void> {
+  assert.deepEqual(await sandbox.leftovers(), { dirs: [], processes: [] }, "no temp dir and no process left");
 }
 
 /**
