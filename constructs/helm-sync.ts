@@ -136,7 +136,7 @@ export function helmVersionSync(bin: string): string {
  */
 export function helmTemplateSync(bin: string, spec: ResolvedSpec, options: TemplateOptions = {}): string {
   const dir = mkdtempSync(join(tmpdir(), "helm-handoff-synth-"));
-  const redactor = new Redactor();
+  const redactor = new Redactor().addValues(spec.values);
   try {
     const isolation = [
       "--registry-config",

@@ -447,6 +447,7 @@ export class HelmRunner {
   private async valuesArgs(ctx: CallContext, spec: ResolvedSpec): Promise<string[]> {
     const args: string[] = [];
     for (const f of spec.valueFiles) args.push("-f", f);
+    ctx.redactor.addValues(spec.values);
     if (Object.keys(spec.values).length > 0) {
       const file = join(ctx.dir, "values.json");
       await writeFile(file, JSON.stringify(spec.values), { mode: 0o600, flag: "wx" });

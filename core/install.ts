@@ -134,14 +134,12 @@ export async function ensureRelease(
     });
   }
   const remaining = Math.max(1, spec.retry.deadline.toMilliseconds() - (Date.now() - started));
-  let adopted = false;
   let attempts = 0;
+  const installFirst = options.expectExisting !== true;
   const outcome = await retry(
     async (n) => {
       attempts = n;
-      const r = await attempt(runner, spec, n, options.expectExisting !== true, report);
-      if (r.action === "adopted") adopted = true;
-      return r;
+      return attempt(runner, spec, n, installFirst, report);
     },
     {
       deadline: Duration.millis(remaining),
@@ -180,7 +178,7 @@ export async function ensureRelease(
   return {
     release: outcome.release,
     attempts,
-    adopted: adopted || outcome.action === "adopted",
+    adopted: outcome.action === "adopted",
     action: outcome.action,
   };
 }

@@ -24,6 +24,9 @@ const KUBECONFIG_SECRET_KEYS = new Set([
   "client-secret",
 ]);
 
+/** The shortest value string `Redactor.addValues` registers. */
+const MIN_VALUE_LENGTH = 6;
+
 /**
  * A set of secrets and the means to scrub them from text.
  *
@@ -85,6 +88,22 @@ export class Redactor {
       }
     };
     for (const u of users) visit((u as { user?: unknown } | null)?.user, undefined);
+    return this;
+  }
+
+  /**
+   * Registers the string leaves of chart values (helm can echo a value, e.g. in a schema error).
+   * Strings shorter than six characters are left out: redacting "a" or "true" everywhere
+   * would make every message unreadable.
+   */
+  public addValues(values: unknown): this {
+    if (typeof values === "string") {
+      if (values.length >= MIN_VALUE_LENGTH) this.secrets.add(values);
+    } else if (Array.isArray(values)) {
+      for (const v of values) this.addValues(v);
+    } else if (values !== null && typeof values === "object") {
+      for (const v of Object.values(values)) this.addValues(v);
+    }
     return this;
   }
 

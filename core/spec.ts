@@ -400,7 +400,15 @@ function validateRepoChart(value: Record<string, unknown>): ResolvedRepoChart {
   try {
     const u = new URL(repoRaw);
     urlOk = u.hostname !== "" && u.search === "" && u.hash === "";
-  } catch {
+    if (u.username !== "" || u.password !== "") {
+      // A password in the URL would reach helm's argv, the state and the handoff record in clear.
+      throw new SpecError(
+        "chart.repo",
+        "chart.repo must not carry credentials (user:password@): give them as chart.username and chart.password, which are kept secret",
+      );
+    }
+  } catch (e) {
+    if (e instanceof SpecError) throw e;
     urlOk = false;
   }
   if (kind === undefined || !urlOk) {
@@ -442,7 +450,7 @@ function validateRepoChart(value: Record<string, unknown>): ResolvedRepoChart {
     );
   }
   const username = optionalString(value.username, "chart.username");
-  const password = optionalString(value.password, "chart.password");
+  const password = optionalString(value.password, "chart.password", true);
   if (username !== undefined && password === undefined) {
     throw new SpecError(
       "chart.password",
@@ -488,7 +496,7 @@ function validateValues(value: unknown): Readonly<Record<string, unknown>> {
   if (!isPlainObject(value)) {
     throw new SpecError(
       "values",
-      `values is invalid: must be a plain object of chart values, e.g. { replicaCount: 2 }, got ${describe(value)}`,
+      `values is invalid: must be a plain object of chart values, e.g. { replicaCount: 2 }, got ${describeSecret(value)}`,
     );
   }
   checkJson(value, "values");
@@ -663,10 +671,11 @@ function optionalBoolean(value: unknown, field: string, fallback: boolean): bool
   return value;
 }
 
-function optionalString(value: unknown, field: string): string | undefined {
+function optionalString(value: unknown, field: string, secret = false): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== "string" || value === "") {
-    throw new SpecError(field, `${field} is invalid: must be a non-empty string, got ${describe(value)}`);
+    const got = secret ? describeSecret(value) : describe(value);
+    throw new SpecError(field, `${field} is invalid: must be a non-empty string, got ${got}`);
   }
   return value;
 }
@@ -676,6 +685,14 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value) as unknown;
   return proto === Object.prototype || proto === null;
+}
+
+/** Like {@link describe}, without the content: for fields that hold secrets (values, passwords). */
+function describeSecret(value: unknown): string {
+  if (value === undefined || value === null || Array.isArray(value) || typeof value === "object") {
+    return describe(value);
+  }
+  return `a ${typeof value} (a secret field: its content is never shown)`;
 }
 
 function describe(value: unknown): string {

@@ -175,19 +175,9 @@ function helmSlots(): Semaphore {
   return sharedSlots;
 }
 
-/** String leaves of the values long enough to redact safely (helm may echo a value in a schema error). */
-function valueStrings(value: unknown, into: string[] = []): string[] {
-  if (typeof value === "string" && value.length >= 6) into.push(value);
-  else if (Array.isArray(value)) for (const v of value) valueStrings(v, into);
-  else if (value !== null && typeof value === "object")
-    for (const v of Object.values(value)) valueStrings(v, into);
-  return into;
-}
-
 function runnerFor(inputs: ReleaseInputs): HelmRunner {
-  const secrets = [inputs.kubeconfig, inputs.chartPassword, ...valueStrings(inputs.values)].filter(
-    (s) => s.length > 0,
-  );
+  // Values are registered by the runner itself, per call (Redactor.addValues).
+  const secrets = [inputs.kubeconfig, inputs.chartPassword].filter((s) => s.length > 0);
   return new HelmRunner({
     kubeconfig: inputs.kubeconfig,
     slots: helmSlots(),

@@ -257,7 +257,7 @@ test("values that are not a plain object are rejected", () => {
   rejects(
     { ...base, values: "replicaCount: 2" },
     "values",
-    'values is invalid: must be a plain object of chart values, e.g. { replicaCount: 2 }, got a string "replicaCount: 2"',
+    "values is invalid: must be a plain object of chart values, e.g. { replicaCount: 2 }, got a string (a secret field: its content is never shown)",
   );
   rejects(
     { ...base, values: new Map() },
@@ -372,5 +372,46 @@ test("a spec that is not an object is rejected", () => {
     "cni",
     "spec",
     'spec is invalid: must be an object with at least chart and releaseName, got a string "cni"',
+  );
+});
+
+test("a repository URL with credentials in it is refused, naming the secret fields to use instead", () => {
+  assert.throws(
+    () =>
+      validateSpec({
+        chart: { repo: "https://bob:s3cret-pass@charts.example.org", name: "cni", version: "1.0.0" },
+        releaseName: "cni",
+      }),
+    {
+      name: "SpecError",
+      message:
+        "chart.repo must not carry credentials (user:password@): give them as chart.username and chart.password, which are kept secret",
+    },
+  );
+});
+
+test("a password or values of the wrong type are described by type only, never by content", () => {
+  assert.throws(
+    () =>
+      validateSpec({
+        chart: { repo: "https://charts.example.org", name: "cni", username: "bob", password: 12345678 },
+        releaseName: "cni",
+      }),
+    {
+      message:
+        "chart.password is invalid: must be a non-empty string, got a number (a secret field: its content is never shown)",
+    },
+  );
+  assert.throws(
+    () =>
+      validateSpec({
+        chart: { repo: "https://charts.example.org", name: "cni", version: "1.0.0" },
+        releaseName: "cni",
+        values: "token: hunter2-secret",
+      }),
+    {
+      message:
+        "values is invalid: must be a plain object of chart values, e.g. { replicaCount: 2 }, got a string (a secret field: its content is never shown)",
+    },
   );
 });
