@@ -154,7 +154,7 @@ const CASES: readonly BadInput[] = [
     name: "values-output",
     args: (v) => ({ ...v, values: pulumi.output("replicas: 2" as unknown as Record<string, unknown>) }),
     message: () =>
-      'values is invalid: must be a plain object of chart values, e.g. { replicaCount: 2 }, got a string "replicas: 2"',
+      "values is invalid: must be a plain object of chart values, e.g. { replicaCount: 2 }, got a string (a secret field: its content is never shown)",
   },
   {
     what: "a values file that does not exist",
