@@ -23,6 +23,7 @@ PULUMI_VERSION=v3.274.1
 # Tag v4.25.0 of pulumi-kubernetes is served only as this pseudo-version.
 PULUMI_K8S_MODULE_VERSION=v4.0.0-20260115033456-f47bc2d6f199
 PULUMI_K8S_VERSION=4.25.0
+PULUMI_YAML_VERSION=v1.25.0
 # Bump when a recipe below changes, so stale builds are not reused.
 RECIPE=1
 
@@ -193,6 +194,13 @@ build_pulumi_k8s() {
     -o "$out/pulumi-resource-kubernetes" .
 }
 
+# The YAML language host, for the test of helm-handoff as a plugin package used by a YAML program.
+build_pulumi_yaml() {
+  mkdir -p "$1"
+  GOBIN="$1" go install -trimpath -ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=$PULUMI_YAML_VERSION" \
+    "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml@$PULUMI_YAML_VERSION"
+}
+
 # ---- what runs -------------------------------------------------------------
 
 node_major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
@@ -248,6 +256,7 @@ lane_b() {
     ensure "pulumi-$PULUMI_VERSION-r$RECIPE" build_pulumi pulumi
   fi
   ensure "pulumi-kubernetes-$PULUMI_K8S_VERSION-r$RECIPE" build_pulumi_k8s pulumi-resource-kubernetes
+  ensure "pulumi-language-yaml-$PULUMI_YAML_VERSION-r$RECIPE" build_pulumi_yaml pulumi-language-yaml
   # Upstream CRDs (Cluster API, CAAPH, Flux, Argo CD) for server-side dry runs in tests.
   "$REPO_ROOT/scripts/crds.sh" >&2
 }
