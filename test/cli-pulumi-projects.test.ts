@@ -1,0 +1,162 @@
+/**
+ * `pulumi up` in a platform repo, the way users run it: the real `pulumi` CLI with the Node.js
+ * language host, in projects laid out like `pulumi new typescript` (commonjs + node resolution),
+ * a TypeScript ES module project (`"type": "module"`, nodenext) and a plain JavaScript project
+ * (`require("helm-handoff/pulumi")`). Each installs the `npm pack` tarball, then: `up` installs
+ * revision 1, `preview --diff` after a values change plans no update, the next `up` leaves revision
+ * 1, `destroy` keeps the release.
+ */
+import assert from "node:assert/strict";
+import { cp } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
+import { liveRelease } from "./support/addon.js";
+import { chartPath } from "./support/charts.js";
+import {
+  createProject,
+  installedVersion,
+  jsonFile,
+  type Project,
+  PULUMI_NEW_TYPESCRIPT_TSCONFIG,
+  pulumiCli,
+  pulumiProjectYaml,
+} from "./support/project.js";
+
+/** The program, the same in each kind of project but for its module syntax. */
+function program(importLines: string): string {
+  return `${importLines}
+
+const config = new pulumi.Config();
+const addon = new ClusterAddon("cli", {
+  kubeconfig: config.requireSecret("kubeconfig"),
+  chart: { path: "./charts/schema" },
+  releaseName: config.require("releaseName"),
+  namespace: "cli-projects",
+  createNamespace: true,
+  values: { replicas: 1, mode: config.require("mode") },
+});
+export const handoff = addon.handoff;
+export const status = addon.status;
+`;
+}
+
+interface Kind {
+  readonly name: string;
+  readonly releaseName: string;
+  readonly packageJson: Record<string, unknown>;
+  readonly files: Record<string, string>;
+  readonly typescript: boolean;
+}
+
+const KINDS: readonly Kind[] = [
+  {
+    name: "ts-commonjs",
+    releaseName: "ts-commonjs",
+    packageJson: { main: "index.ts" },
+    typescript: true,
+    files: {
+      "tsconfig.json": jsonFile(PULUMI_NEW_TYPESCRIPT_TSCONFIG),
+      "index.ts": program(
+        `import * as pulumi from "@pulumi/pulumi";\nimport { ClusterAddon } from "helm-handoff/pulumi";`,
+      ),
+    },
+  },
+  {
+    name: "ts-esm",
+    releaseName: "ts-esm",
+    packageJson: { main: "index.ts", type: "module" },
+    typescript: true,
+    files: {
+      "tsconfig.json": jsonFile({
+        ...PULUMI_NEW_TYPESCRIPT_TSCONFIG,
+        compilerOptions: {
+          ...PULUMI_NEW_TYPESCRIPT_TSCONFIG.compilerOptions,
+          module: "nodenext",
+          moduleResolution: "nodenext",
+        },
+      }),
+      "index.ts": program(
+        `import * as pulumi from "@pulumi/pulumi";\nimport { ClusterAddon } from "helm-handoff/pulumi";`,
+      ),
+    },
+  },
+  {
+    name: "javascript",
+    releaseName: "javascript",
+    packageJson: { main: "index.js" },
+    typescript: false,
+    files: {
+      "index.js": program(
+        `"use strict";\nconst pulumi = require("@pulumi/pulumi");\nconst { ClusterAddon } = require("helm-handoff/pulumi");`,
+      )
+        .replace("export const handoff = addon.handoff;", "exports.handoff = addon.handoff;")
+        .replace("export const status = addon.status;", "exports.status = addon.status;"),
+    },
+  },
+];
+
+describe("pulumi up in a platform repo through the CLI", { timeout: 1_200_000 }, () => {
+  let cluster: LocalCluster;
+  const projects: Project[] = [];
+
+  before(async () => {
+    cluster = await startLocalCluster({ name: "cli-projects" });
+    await cluster.ready;
+  });
+  after(async () => {
+    await Promise.allSettled(projects.map((p) => p.remove()));
+    await cluster?.stop();
+  });
+
+  for (const kind of KINDS) {
+    test(`a ${kind.name} project installs once, ignores a values change and keeps the release on destroy`, async () => {
+      const devDependencies: Record<string, string> = kind.typescript
+        ? { typescript: installedVersion("typescript"), "@types/node": installedVersion("@types/node") }
+        : {};
+      const project = await createProject({
+        name: kind.name,
+        packageJson: kind.packageJson,
+        dependencies: { "@pulumi/pulumi": installedVersion("@pulumi/pulumi") },
+        devDependencies,
+        files: { ...kind.files, "Pulumi.yaml": pulumiProjectYaml(`hh-${kind.name}`) },
+      });
+      projects.push(project);
+      await cp(chartPath("schema"), join(project.dir, "charts", "schema"), { recursive: true });
+      const cli = await pulumiCli(project.dir);
+      try {
+        await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: cluster.kubeconfigPath });
+        await cli.run(["config", "set", "releaseName", kind.releaseName]);
+        await cli.run(["config", "set", "mode", "a"]);
+
+        const up = await cli.run(["up", "--yes", "--skip-preview"]);
+        assert.match(up.all, /helm-handoff:index:ClusterAddon/);
+        const first = await liveRelease(cluster, kind.releaseName, "cli-projects");
+        assert.equal(first?.revision, 1);
+        assert.equal(first?.status, "deployed");
+        assert.deepEqual(first?.values, { replicas: 1, mode: "a" });
+        const outputs = JSON.parse((await cli.run(["stack", "output", "--json", "--show-secrets"])).stdout);
+        assert.equal(outputs.handoff.revision, 1);
+        assert.equal(outputs.handoff.release.name, kind.releaseName);
+
+        await cli.run(["config", "set", "mode", "b"]);
+        const preview = await cli.run(["preview", "--diff", "--json"]);
+        const plan = JSON.parse(preview.stdout) as { changeSummary: Record<string, number> };
+        assert.deepEqual(Object.keys(plan.changeSummary), ["same"]);
+
+        const second = await cli.run(["up", "--yes", "--skip-preview"]);
+        assert.doesNotMatch(second.all, /updated|created|deleted/);
+        const after = await liveRelease(cluster, kind.releaseName, "cli-projects");
+        assert.equal(after?.revision, 1);
+        assert.deepEqual(after?.values, { replicas: 1, mode: "a" });
+
+        await cli.run(["destroy", "--yes", "--skip-preview"]);
+        const kept = await liveRelease(cluster, kind.releaseName, "cli-projects");
+        assert.equal(kept?.revision, 1);
+        assert.equal(kept?.status, "deployed");
+      } finally {
+        await cli.dispose();
+      }
+    });
+  }
+});
