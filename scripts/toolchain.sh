@@ -201,6 +201,44 @@ build_pulumi_yaml() {
     "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml@$PULUMI_YAML_VERSION"
 }
 
+# lay_out_pulumi: the CLI and its bundled plugins in one directory, the way a Pulumi install has
+# them (~/.pulumi/bin). The CLI looks for bundled plugins (language hosts, the dynamic-provider
+# shim) beside its own resolved executable and warns "using X from $PATH" when the one found on
+# PATH resolves elsewhere; so the files here are real files (hard links or copies), and bin/ links
+# to them. The Node.js language host is not served by any registry here: it is copied from
+# ../shared/tools (see its README) when that exists.
+lay_out_pulumi() {
+  local dir="$CACHE_ROOT/pulumi/bin" cli="$1"
+  mkdir -p "$dir"
+  place() { # place SRC NAME: hard link (or copy) SRC to $dir/NAME atomically, then link bin/NAME to it
+    local tmp="$dir/.$2.$BASHPID.tmp"
+    ln -f "$1" "$tmp" 2>/dev/null || cp -f "$1" "$tmp"
+    mv -Tf "$tmp" "$dir/$2"
+    link "$2" "$dir/$2"
+  }
+  place "$cli" pulumi
+  place "$STORE/pulumi-language-yaml-$PULUMI_YAML_VERSION-r$RECIPE/pulumi-language-yaml" pulumi-language-yaml
+  # The dynamic-provider shim every Pulumi install ships (the same script as in @pulumi/pulumi):
+  # it runs the @pulumi/pulumi of the program's own directory.
+  local shim="$TMP/pulumi-resource-pulumi-nodejs.$BASHPID"
+  cat >"$shim" <<'SHIM'
+#!/bin/sh
+PULUMI_DYNAMIC_PROVIDER_SCRIPT_PATH=$(node -e "console.log(require.resolve('@pulumi/pulumi/cmd/dynamic-provider'))")
+if [ ! -z "$PULUMI_DYNAMIC_PROVIDER_SCRIPT_PATH" ]; then
+    node "$PULUMI_DYNAMIC_PROVIDER_SCRIPT_PATH" $@
+fi
+SHIM
+  chmod 755 "$shim"
+  place "$shim" pulumi-resource-pulumi-nodejs
+  rm -f "$shim"
+  local host="$REPO_ROOT/../shared/tools/pulumi-language-nodejs"
+  if [[ -x "$host" ]]; then
+    place "$host" pulumi-language-nodejs
+  elif [[ ! -x "$dir/pulumi-language-nodejs" ]]; then
+    say "pulumi-language-nodejs: not in ../shared/tools; \`pulumi up\` in a project directory will not work"
+  fi
+}
+
 # ---- what runs -------------------------------------------------------------
 
 node_major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
@@ -213,10 +251,6 @@ lane_node() {
     [[ -n "${n:-}" ]] && say "node: $n is $("$n" --version), older than 22; using node $NODE_MAJOR from npm"
     ensure "node-$NODE_MAJOR-r$RECIPE" build_node node
   fi
-  # The dynamic-provider shim ships inside each checkout's @pulumi/pulumi: it is put on PATH per
-  # checkout (scripts/with-toolchain.sh, pulumiNodejsPluginDir()), never linked here, where a link
-  # would point into whichever checkout ran last (and dangle once that one is deleted).
-  rm -f "$BIN/pulumi-resource-pulumi-nodejs"
   return 0
 }
 
@@ -249,14 +283,20 @@ lane_b() {
   # kwok is always taken from its module: the binary alone lacks the stages.
   ensure "kwok-$KWOK_VERSION-r$RECIPE-stages2" build_kwok kwok kwok-stages
   ensure "registry-$REGISTRY_VERSION-r$RECIPE" build_registry registry
-  local p
+  local p reused=""
   if p="$(ambient pulumi)" && [[ "$("$p" version 2>/dev/null)" == v3.* ]]; then
-    say "pulumi: reusing $p"; link pulumi "$p"
+    say "pulumi: reusing $p (a Pulumi install: its bundled plugins are beside it)"; link pulumi "$p"
+    reused=1
   else
-    ensure "pulumi-$PULUMI_VERSION-r$RECIPE" build_pulumi pulumi
+    ensure "pulumi-$PULUMI_VERSION-r$RECIPE" build_pulumi
   fi
   ensure "pulumi-kubernetes-$PULUMI_K8S_VERSION-r$RECIPE" build_pulumi_k8s pulumi-resource-kubernetes
-  ensure "pulumi-language-yaml-$PULUMI_YAML_VERSION-r$RECIPE" build_pulumi_yaml pulumi-language-yaml
+  if [[ -n "$reused" ]]; then
+    ensure "pulumi-language-yaml-$PULUMI_YAML_VERSION-r$RECIPE" build_pulumi_yaml pulumi-language-yaml
+  else
+    ensure "pulumi-language-yaml-$PULUMI_YAML_VERSION-r$RECIPE" build_pulumi_yaml
+    lay_out_pulumi "$STORE/pulumi-$PULUMI_VERSION-r$RECIPE/pulumi"
+  fi
   # Upstream CRDs (Cluster API, CAAPH, Flux, Argo CD) for server-side dry runs in tests.
   "$REPO_ROOT/scripts/crds.sh" >&2
 }

@@ -12,7 +12,7 @@ import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parse as parseYaml } from "yaml";
 import { clusterIdentityFromKubeconfig, type HandoffRecord, valuesDigest } from "../core/index.js";
-import { platform, type RootObjectRef } from "../examples/platform/index.js";
+import { platform, type RootObjectRef } from "../examples/platform/program.js";
 import { cacheDir, type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import { liveRelease } from "./support/addon.js";
 import { type HttpChartRepo, repoRoot, runHelm, startHttpChartRepo } from "./support/charts.js";

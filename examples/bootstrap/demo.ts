@@ -3,9 +3,10 @@
  *
  * 1. Without `--kubeconfig FILE`, starts a local cluster (etcd, kube-apiserver,
  *    controller-manager, scheduler, a kwok node) as the embedded default.
- * 2. `pulumi up` of examples/bootstrap (a CNI and a GitOps controller, ApplyOnce)
- *    with a local file:// backend; prints the stack exports.
- * 3. Changes the CNI's values and runs `up` again: nothing changes.
+ * 2. `pulumi up` of the Pulumi project in examples/bootstrap (a CNI and a GitOps controller,
+ *    ApplyOnce) through the CLI and its Node.js language host, exactly as `cd examples/bootstrap &&
+ *    pulumi up` runs it, with a local file:// backend; prints the stack exports.
+ * 3. Changes the CNI's values (`pulumi config set cniIpamMode`) and runs `up` again: nothing changes.
  * 4. `pulumi destroy`: both releases are still running afterwards.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -14,15 +15,10 @@ import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import * as automation from "@pulumi/pulumi/automation/index.js";
 import { HelmRunner } from "helm-handoff";
-import {
-  type LocalCluster,
-  pulumiNodejsPluginDir,
-  startLocalCluster,
-  toolchainBinDir,
-} from "helm-handoff/local-cluster";
-import { bootstrap } from "./index.js";
+import { type LocalCluster, startLocalCluster, toolchainBinDir } from "helm-handoff/local-cluster";
 
 const repoRoot = resolve(dirname(new URL(import.meta.url).pathname), "..", "..", "..");
+const projectDir = join(repoRoot, "examples", "bootstrap");
 
 function step(text: string): void {
   process.stdout.write(`\n=== ${text}\n`);
@@ -44,27 +40,22 @@ async function main(): Promise<void> {
   }
   const backendDir = await mkdtemp(join(tmpdir(), "helm-handoff-demo-state-"));
   const pulumiHome = await mkdtemp(join(tmpdir(), "helm-handoff-demo-home-"));
-  let ipamMode = "kubernetes";
   try {
+    // A local program: the CLI runs examples/bootstrap/index.ts with its language host.
     const stack = await automation.LocalWorkspace.createOrSelectStack(
+      { stackName: "demo", workDir: projectDir },
       {
-        stackName: "demo",
-        projectName: "helm-handoff-demo",
-        program: async () => bootstrap({ kubeconfig, ipamMode }),
-      },
-      {
-        workDir: repoRoot,
         pulumiCommand: await automation.PulumiCommand.get({ root: dirname(toolchainBinDir()) }),
         envVars: {
           PULUMI_BACKEND_URL: `file://${backendDir}`,
           PULUMI_HOME: pulumiHome,
           PULUMI_CONFIG_PASSPHRASE: "helm-handoff-demo",
-          PATH: `${pulumiNodejsPluginDir()}:${process.env.PATH ?? ""}`,
           PULUMI_SKIP_UPDATE_CHECK: "true",
           PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
         },
       },
     );
+    await stack.setConfig("kubeconfig", { value: kubeconfig, secret: true });
     const onOutput = (s: string): void => void process.stdout.write(s);
 
     step("pulumi up: install the CNI and the GitOps controller (ApplyOnce)");
@@ -74,8 +65,11 @@ async function main(): Promise<void> {
       process.stdout.write(`${k}: ${JSON.stringify(v.value, null, 2)}\n`);
     }
 
-    ipamMode = "cluster-pool";
-    step(`change the CNI's ipam.mode to "${ipamMode}" and run pulumi up again`);
+    const ipamMode = "cluster-pool";
+    await stack.setConfig("cniIpamMode", { value: ipamMode });
+    step(
+      `change the CNI's ipam.mode to "${ipamMode}" (pulumi config set cniIpamMode) and run pulumi up again`,
+    );
     const second = await stack.up({ onOutput, color: "never" });
     const changes = second.summary.resourceChanges ?? {};
     process.stdout.write(`resource changes of the second up: ${JSON.stringify(changes)}\n`);
@@ -94,6 +88,7 @@ async function main(): Promise<void> {
     }
     await stack.workspace.removeStack("demo");
   } finally {
+    await rm(join(projectDir, "Pulumi.demo.yaml"), { force: true });
     await rm(backendDir, { recursive: true, force: true });
     await rm(pulumiHome, { recursive: true, force: true });
     await cluster?.stop();
