@@ -189,7 +189,7 @@ export async function pulumiCli(
     });
     return { stdout: String(r.stdout), stderr: String(r.stderr), all: String(r.all) };
   };
-  await run(["stack", "init", "test"]);
+  await run(["stack", "init", `t${Math.random().toString(36).slice(2, 10)}`]);
   return {
     run,
     dispose: async () => {
