@@ -35,7 +35,7 @@ async function uninstallBoth(cluster: LocalCluster): Promise<void> {
   for (const [name, ns] of [
     ["cni", "kube-system"],
     ["gitops", "gitops-system"],
-  ]) {
+  ] as const) {
     await runHelm(["uninstall", name, "--namespace", ns, "--kubeconfig", cluster.kubeconfigPath, "--wait"]);
   }
 }
