@@ -7,7 +7,7 @@
  */
 import { fileURLToPath } from "node:url";
 import * as pulumi from "@pulumi/pulumi";
-import { bootstrap } from "./program.js";
+import { bootstrap } from "./program.ts";
 
 const config = new pulumi.Config();
 const outputs = bootstrap({

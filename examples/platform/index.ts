@@ -12,7 +12,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ChartSource } from "helm-handoff";
-import { platform, type RootObjectKind } from "./program.js";
+import { platform, type RootObjectKind } from "./program.ts";
 
 const config = new pulumi.Config();
 const outputs = platform({
