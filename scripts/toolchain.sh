@@ -211,9 +211,11 @@ lay_out_pulumi() {
   local dir="$CACHE_ROOT/pulumi/bin" cli="$1"
   mkdir -p "$dir"
   place() { # place SRC NAME: hard link (or copy) SRC to $dir/NAME atomically, then link bin/NAME to it
-    local tmp="$dir/.$2.$BASHPID.tmp"
-    ln -f "$1" "$tmp" 2>/dev/null || cp -f "$1" "$tmp"
-    mv -Tf "$tmp" "$dir/$2"
+    if [[ ! "$1" -ef "$dir/$2" ]] && ! cmp -s "$1" "$dir/$2"; then
+      local tmp="$dir/.$2.$BASHPID.tmp"
+      ln -f "$1" "$tmp" 2>/dev/null || cp -f "$1" "$tmp"
+      mv -Tf "$tmp" "$dir/$2"
+    fi
     link "$2" "$dir/$2"
   }
   place "$cli" pulumi
