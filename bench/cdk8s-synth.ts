@@ -12,6 +12,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { App, Chart, Helm } from "cdk8s";
 import { ClusterAddon, helmInvocationCount, resolveHelmBinary } from "../constructs/index.js";
+import { median } from "./stats.js";
 
 const CHARTS = ["workload", "hook", "schema", "crds-only", "big"] as const;
 
@@ -53,11 +54,6 @@ function synthCdk8sHelm(helm: string): void {
   }
   app.synthYaml();
   rmSync(app.outdir, { recursive: true, force: true });
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? Number.NaN;
 }
 
 function main(): void {

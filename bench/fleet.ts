@@ -13,12 +13,7 @@ import type { LocalCluster } from "../local-cluster/index.js";
 import { createSandbox } from "../test/support/faults.js";
 import { benchUp, type MeasuredUp, startFleet } from "../test/support/fleet.js";
 import { createHelmSpy } from "../test/support/helm-spy.js";
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
+import { median } from "./stats.js";
 
 async function main(rounds: number): Promise<void> {
   const [spy, sandbox] = await Promise.all([createHelmSpy(), createSandbox()]);

@@ -11,25 +11,14 @@
  *
  * Each timing is the median of a few runs. Not a test: nothing here asserts.
  */
-import { performance } from "node:perf_hooks";
 import { startLocalCluster } from "../local-cluster/index.js";
 import { type AddonDecl, addonStack } from "../test/support/addon.js";
 import { localChart, runHelm } from "../test/support/charts.js";
 import { createHelmSpy } from "../test/support/helm-spy.js";
 import { testStack } from "../test/support/pulumi.js";
+import { median, timed } from "./stats.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? Number.NaN;
-}
-
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const t = performance.now();
-  await fn();
-  return performance.now() - t;
-}
 
 async function main(): Promise<void> {
   const spy = await createHelmSpy();

@@ -10,26 +10,15 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { performance } from "node:perf_hooks";
 import * as automation from "@pulumi/pulumi/automation/index.js";
 import { bootstrap } from "../examples/bootstrap/program.js";
 import { type LocalCluster, startLocalCluster, toolchainBinDir } from "../local-cluster/index.js";
 import { repoRoot, runHelm } from "../test/support/charts.js";
 import { pulumiEnv, testStack } from "../test/support/pulumi.js";
+import { median, timed } from "./stats.js";
 
 const ROUNDS = Number(process.argv[2] ?? process.env.BENCH_ROUNDS ?? 3);
 const projectDir = join(repoRoot(), "examples", "bootstrap");
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? Number.NaN;
-}
-
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const t = performance.now();
-  await fn();
-  return performance.now() - t;
-}
 
 async function uninstallBoth(cluster: LocalCluster): Promise<void> {
   for (const [name, ns] of [
