@@ -3,8 +3,9 @@
  * passwords, chart values, anything registered explicitly) and replaces them with `[redacted]` in
  * messages and argv. Redaction is by construction: registering a secret registers the forms it can
  * take on the way out too — each line of a multi-line value (helm's output reaches the engine line
- * by line), its JSON-escaped forms (JavaScript's and Go's, which also escapes `<`, `>` and `&`) and
- * its base64 forms (standard, unpadded and URL-safe). Under a kubeconfig user every string is a
+ * by line), its JSON-escaped forms (JavaScript's and Go's, which also escapes `<`, `>` and `&`),
+ * the form with only line breaks escaped (as helm's schema errors quote a value) and its base64
+ * forms (standard, unpadded and URL-safe). Under a kubeconfig user every string is a
  * secret except a short allowlist of plugin settings (`exec.command`, `exec.apiVersion`, ...), and
  * the contents of the files it names (`tokenFile`, `client-key`) are read and registered as well.
  *
@@ -67,6 +68,11 @@ function goJsonEscaped(s: string): string {
     .replaceAll("\u2029", "\\u2029");
 }
 
+/** `s` with only its line breaks and tabs escaped (`\n`, `\r`, `\t`), as helm's schema errors quote a value. */
+function controlEscaped(s: string): string {
+  return s.replaceAll("\r", "\\r").replaceAll("\n", "\\n").replaceAll("\t", "\\t");
+}
+
 /** The base64 forms of `s`: standard, unpadded and URL-safe (unpadded). */
 function base64Forms(s: string): string[] {
   const b = Buffer.from(s, "utf8");
@@ -97,6 +103,7 @@ function secretForms(
     forms.add(p);
     forms.add(jsonEscaped(p));
     forms.add(goJsonEscaped(p));
+    forms.add(controlEscaped(p));
   }
   for (const whole of new Set([secret, trimmed])) for (const f of base64Forms(whole)) forms.add(f);
   return [...forms];
