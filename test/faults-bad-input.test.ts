@@ -182,7 +182,7 @@ const CASES: readonly BadInput[] = [
         name: "cni",
         version: "1.2.3",
         username: "ci",
-        password: pulumi.secret("s3cret-repo-pass"),
+        password: "s3cret-repo-pass",
       },
     }),
     message: () =>
