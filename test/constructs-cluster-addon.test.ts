@@ -6,6 +6,7 @@ import { Testing } from "cdk8s";
 import { parseAllDocuments } from "yaml";
 import { ClusterAddon, helmInvocationCount, RESOURCE_SET_SECRET_TYPE } from "../constructs/index.js";
 import type { KubeObject } from "../constructs/objects.js";
+import { manifestContainsSecret } from "../constructs/render.js";
 import { SpecError } from "../core/errors.js";
 import { isolateCache, newChart, testChart, writeChart } from "./constructs-support.js";
 
@@ -326,6 +327,23 @@ describe("ClusterAddon", () => {
     }
     assert.equal(runs[1], 2, "the second synth rendered again (twice: determinism check)");
     assert.deepEqual(entriesWith("hunter2-not-cached"), {});
+  });
+
+  it("recognises a Secret in a render however the YAML spells it, and nothing else", () => {
+    const doc = (kind: string) => `apiVersion: v1\nkind: ${kind}\nmetadata: {name: x}\n`;
+    assert.deepEqual(
+      [
+        doc("Secret"),
+        doc("'Secret'"),
+        doc('"Secr\\x65t"'),
+        `${doc("ConfigMap")}---\n${doc("Secret")}`,
+        "apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: Secret}]\n",
+        doc("ConfigMap"),
+        doc("SecretStore"),
+        "apiVersion: external-secrets.io/v1\nkind: Secret\n",
+      ].map(manifestContainsSecret),
+      [true, true, true, true, true, false, false, false],
+    );
   });
 
   it("drops a cached render that contains a Secret (as an older version stored it) and renders again", () => {
