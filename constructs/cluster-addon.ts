@@ -72,9 +72,10 @@ export interface ClusterAddonProps {
   /** API version of the ClusterResourceSet. @default - "v1beta2" */
   readonly clusterApiVersion?: ClusterApiVersion;
   /**
-   * The values are sensitive: the ClusterResourceSet carries the objects in Secrets of type
-   * `addons.cluster.x-k8s.io/resource-set` instead of ConfigMaps (HelmChartProxy is refused:
-   * it has the values in plain text).
+   * The values are sensitive: the render cache is bypassed and the ClusterResourceSet carries the
+   * objects in Secrets of type `addons.cluster.x-k8s.io/resource-set` instead of ConfigMaps
+   * (HelmChartProxy is refused: it has the values in plain text). A render that contains a Secret
+   * is handled so whatever this says.
    * @default - false
    */
   readonly sensitive?: boolean;
@@ -176,6 +177,7 @@ export class ClusterAddon extends Construct {
         ...(props.helmBinary !== undefined ? { helmBinary: props.helmBinary } : {}),
         cache: props.renderCache ?? true,
         checkDeterminism: props.checkDeterminism ?? true,
+        sensitive: props.sensitive ?? false,
       });
       fromCache = rendered.fromCache;
       nondeterministic = rendered.nondeterministic;
@@ -207,7 +209,7 @@ export class ClusterAddon extends Construct {
               clusterSelector: props.clusterSelector ?? {},
               strategy: spec.strategy,
               apiVersion: props.clusterApiVersion ?? "v1beta2",
-              sensitive: props.sensitive ?? false,
+              sensitive: (props.sensitive ?? false) || rendered.containsSecret,
               ...(props.maxCarrierBytes !== undefined ? { maxBytes: props.maxCarrierBytes } : {}),
             });
     }

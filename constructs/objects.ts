@@ -41,3 +41,8 @@ export function apiGroupOf(o: Pick<KubeObject, "apiVersion">): string {
   const i = o.apiVersion.indexOf("/");
   return i < 0 ? "" : o.apiVersion.slice(0, i);
 }
+
+/** Whether `o` is a core `v1` Secret (rendered Secrets are never cached and travel only in Secrets). */
+export function isSecretObject(o: { readonly apiVersion?: unknown; readonly kind?: unknown }): boolean {
+  return o.kind === "Secret" && o.apiVersion === "v1";
+}

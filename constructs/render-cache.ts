@@ -4,8 +4,9 @@
  *
  * An entry is keyed by the sha256 of: the chart's digest (content of a local chart directory or
  * `.tgz`; repository, name and exact version of a repository chart), the values (and the content
- * of the values files), the render options and the identity and version of helm. Rendered
- * manifests may hold secrets from the values, so the directory is 0700 and entries are 0600.
+ * of the values files), the render options and the identity and version of helm. Renders with
+ * sensitive values or a Secret in them are never stored (see render.ts); other values may still be
+ * confidential, so the directory is 0700 and entries are 0600.
  * Writes are atomic (temp file + rename); a corrupt entry counts as a miss.
  *
  * @module
@@ -18,6 +19,7 @@ import {
   readFileSync,
   realpathSync,
   renameSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
@@ -162,6 +164,11 @@ export function readRenderCache(key: string): RenderCacheEntry | undefined {
 /** Writes an entry atomically (0600 file in a 0700 directory). */
 export function writeRenderCache(key: string, entry: RenderCacheEntry): void {
   atomicWrite(join(renderCacheDir(), "entries"), `${key}.json`, JSON.stringify(entry));
+}
+
+/** Removes an entry (no error when there is none). */
+export function removeRenderCache(key: string): void {
+  rmSync(join(renderCacheDir(), "entries", `${key}.json`), { force: true });
 }
 
 function atomicWrite(dir: string, name: string, content: string): void {

@@ -1,6 +1,8 @@
 /**
  * Rendering a chart for synthesis: the render cache, the helm version check and the detection of
- * charts that render differently each time.
+ * charts that render differently each time. A render with sensitive values, or one that contains a
+ * Secret, never touches the render cache: it is neither read nor written, and an entry holding a
+ * Secret (left by an older version) is removed when met.
  *
  * @module
  */
@@ -8,11 +10,13 @@ import { parseAllDocuments } from "yaml";
 import type { TemplateOptions } from "../core/helm.js";
 import type { ResolvedSpec } from "../core/spec.js";
 import { helmTemplateSync, helmVersionSync, resolveHelmBinary } from "./helm-sync.js";
+import { isSecretObject } from "./objects.js";
 import {
   cachedHelmVersion,
   helmIdentity,
   type RenderCacheEntry,
   readRenderCache,
+  removeRenderCache,
   renderKey,
   storeHelmVersion,
   writeRenderCache,
@@ -26,12 +30,16 @@ export interface RenderOptions extends TemplateOptions {
   readonly cache?: boolean;
   /** Render twice on a cache miss and report objects that differ. @default - true */
   readonly checkDeterminism?: boolean;
+  /** The values are sensitive: the render cache is neither read nor written. @default - false */
+  readonly sensitive?: boolean;
 }
 
 /** The result of {@link renderChart}. */
 export interface RenderResult extends RenderCacheEntry {
   /** Whether the manifest came from the cache (no helm process ran). */
   readonly fromCache: boolean;
+  /** Whether the manifest contains a Secret (such a render is never cached). */
+  readonly containsSecret: boolean;
 }
 
 /**
@@ -56,10 +64,13 @@ export function renderChart(spec: ResolvedSpec, options: RenderOptions = {}): Re
     skipTests: options.skipTests ?? true,
   };
   const check = options.checkDeterminism ?? true;
-  const key = useCache ? renderKey(spec, templateOptions, { identity, version }) : undefined;
+  const cacheRender = useCache && !(options.sensitive ?? false);
+  const key = cacheRender ? renderKey(spec, templateOptions, { identity, version }) : undefined;
   if (key !== undefined) {
     const hit = readRenderCache(key);
-    if (hit !== undefined && (hit.checked || !check)) return { ...hit, fromCache: true };
+    if (hit !== undefined && manifestContainsSecret(hit.manifest)) removeRenderCache(key);
+    else if (hit !== undefined && (hit.checked || !check))
+      return { ...hit, fromCache: true, containsSecret: false };
   }
   const manifest = helmTemplateSync(bin, spec, templateOptions);
   let nondeterministic: string[] = [];
@@ -68,8 +79,25 @@ export function renderChart(spec: ResolvedSpec, options: RenderOptions = {}): Re
     if (second !== manifest) nondeterministic = differingObjects(manifest, second);
   }
   const entry: RenderCacheEntry = { helmVersion: version, manifest, nondeterministic, checked: check };
-  if (key !== undefined) writeRenderCache(key, entry);
-  return { ...entry, fromCache: false };
+  const containsSecret = manifestContainsSecret(manifest);
+  if (key !== undefined && !containsSecret) writeRenderCache(key, entry);
+  return { ...entry, fromCache: false, containsSecret };
+}
+
+/** Whether a manifest has a Secret among its documents (or the items of a `List`). */
+export function manifestContainsSecret(manifest: string): boolean {
+  // Parsing a large manifest takes a while: without the word "Secret" (or a backslash, which could
+  // escape it in a double-quoted scalar) no document can be one.
+  if (!manifest.includes("Secret") && !manifest.includes("\\")) return false;
+  const isOrHolds = (o: unknown): boolean => {
+    if (typeof o !== "object" || o === null) return false;
+    const obj = o as { apiVersion?: unknown; kind?: unknown; items?: unknown };
+    if (isSecretObject(obj)) return true;
+    return typeof obj.kind === "string" && obj.kind.endsWith("List") && Array.isArray(obj.items)
+      ? obj.items.some(isOrHolds)
+      : false;
+  };
+  return parseAllDocuments(manifest).some((doc) => isOrHolds(doc.toJS()));
 }
 
 /** `Kind namespace/name` of each object whose content differs between two renders of a manifest. */

@@ -412,10 +412,11 @@ function validateRepoChart(value: Record<string, unknown>): ResolvedRepoChart {
     urlOk = false;
   }
   if (kind === undefined || !urlOk) {
-    throw new SpecError(
-      "chart.repo",
-      `chart.repo ${JSON.stringify(repoRaw)} is invalid: must be an https://, http:// or oci:// URL, ${repoExample}`,
-    );
+    const shown = JSON.stringify(urlForMessage(repoRaw));
+    const why = /[?#]/.test(repoRaw)
+      ? "must not carry a query or fragment (not shown: it may hold a token); give credentials as chart.username and chart.password"
+      : "must be an https://, http:// or oci:// URL";
+    throw new SpecError("chart.repo", `chart.repo ${shown} is invalid: ${why}, ${repoExample}`);
   }
   const repo = repoRaw.replace(/\/+$/, "");
   const name = value.name;
@@ -478,6 +479,7 @@ function validateRepoChart(value: Record<string, unknown>): ResolvedRepoChart {
       `chart.plainHttp only applies to oci:// repositories: for plain HTTP chart repositories use an http:// repo URL`,
     );
   }
+  if (password !== undefined) refuseCleartextPassword(repo, plainHttp, insecureSkipTlsVerify);
   return {
     kind,
     repo,
@@ -489,6 +491,40 @@ function validateRepoChart(value: Record<string, unknown>): ResolvedRepoChart {
     insecureSkipTlsVerify,
     plainHttp,
   };
+}
+
+/**
+ * Refuses a repository password that would cross the network in clear (`http://`, `plainHttp`) or
+ * go to a server whose certificate is not checked (`insecureSkipTlsVerify`).
+ */
+function refuseCleartextPassword(repo: string, plainHttp: boolean, insecureSkipTlsVerify: boolean): void {
+  const dropAuth = "or leave out chart.username and chart.password";
+  if (/^http:\/\//i.test(repo)) {
+    throw new SpecError(
+      "chart.repo",
+      `chart.repo ${JSON.stringify(repo)} is plain HTTP, so chart.password would cross the network in clear: use an https:// URL, ${dropAuth}`,
+    );
+  }
+  if (plainHttp) {
+    throw new SpecError(
+      "chart.plainHttp",
+      `chart.plainHttp is true, so chart.password would cross the network in clear: serve the registry over TLS and drop chart.plainHttp, ${dropAuth}`,
+    );
+  }
+  if (insecureSkipTlsVerify) {
+    throw new SpecError(
+      "chart.insecureSkipTlsVerify",
+      `chart.insecureSkipTlsVerify is true, so chart.password would go to a server whose certificate is not checked: give its CA in chart.caFile instead, ${dropAuth}`,
+    );
+  }
+}
+
+/** `url` for an error message: its userinfo, query and fragment (which may hold credentials) replaced by `…`. */
+function urlForMessage(url: string): string {
+  return url
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#]*@/i, "$1…@")
+    .replace(/\?.*$/s, "?…")
+    .replace(/#.*$/s, "#…");
 }
 
 function validateValues(value: unknown): Readonly<Record<string, unknown>> {

@@ -23,6 +23,14 @@ export interface ClusterPki {
   readonly adminCert: string;
   /** The admin client certificate's key. */
   readonly adminKey: string;
+  /** etcd's certificate for 127.0.0.1 and localhost, serving its client and peer URLs (also a peer client). */
+  readonly etcdCert: string;
+  /** The etcd certificate's key. */
+  readonly etcdKey: string;
+  /** Client certificate CN=kube-apiserver-etcd-client: the only client etcd lets in, kube-apiserver. */
+  readonly etcdClientCert: string;
+  /** The etcd client certificate's key. */
+  readonly etcdClientKey: string;
   /** RSA private key that signs service-account tokens. */
   readonly serviceAccountKey: string;
   /** Public half of {@link serviceAccountKey}. */
@@ -32,8 +40,8 @@ export interface ClusterPki {
 }
 
 /**
- * Generates a fresh CA, serving and admin certificates (EC P-256) and a service-account RSA key pair
- * in `dir` with the `openssl` CLI (argument arrays only, never a shell).
+ * Generates a fresh CA, serving, admin and etcd certificates (EC P-256) and a service-account RSA
+ * key pair in `dir` with the `openssl` CLI (argument arrays only, never a shell).
  *
  * @param dir - an empty directory; created when missing.
  * @param clusterName - written into the CA's common name.
@@ -48,6 +56,10 @@ export async function generatePki(dir: string, clusterName: string): Promise<Clu
     servingKey: file("serving.key"),
     adminCert: file("admin.crt"),
     adminKey: file("admin.key"),
+    etcdCert: file("etcd.crt"),
+    etcdKey: file("etcd.key"),
+    etcdClientCert: file("etcd-client.crt"),
+    etcdClientKey: file("etcd-client.key"),
     serviceAccountKey: file("sa.key"),
     serviceAccountPub: file("sa.pub"),
   };
@@ -100,6 +112,24 @@ export async function generatePki(dir: string, clusterName: string): Promise<Clu
       "/O=system:masters/CN=admin",
       pki.adminCert,
       pki.adminKey,
+      leaf("clientAuth"),
+      signedBy,
+    ),
+    newCertificate(
+      dir,
+      "etcd",
+      "/CN=etcd",
+      pki.etcdCert,
+      pki.etcdKey,
+      [...leaf("serverAuth,clientAuth"), "subjectAltName = IP:127.0.0.1,DNS:localhost"],
+      signedBy,
+    ),
+    newCertificate(
+      dir,
+      "etcd-client",
+      "/CN=kube-apiserver-etcd-client",
+      pki.etcdClientCert,
+      pki.etcdClientKey,
       leaf("clientAuth"),
       signedBy,
     ),

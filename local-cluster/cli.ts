@@ -7,8 +7,10 @@
  *
  * `up` prints the kubeconfig path on stdout and stays in the foreground until Ctrl-C (or SIGTERM);
  * `up --detach` runs that same foreground process in the background and returns once the cluster is ready.
- * Either way a state file `${XDG_CACHE_HOME:-~/.cache}/helm-handoff/local-clusters/NAME.json` records it,
- * and `down` stops it. A command line it does not understand prints the usage on stderr and exits with 2.
+ * Either way a state file `${XDG_CACHE_HOME:-~/.cache}/helm-handoff/local-clusters/NAME.json` records it
+ * (with the pid, start time and command line of the `up` process), and `down` stops it, signalling the
+ * recorded pid only while it is still that process. A command line it does not understand prints the
+ * usage on stderr and exits with 2.
  *
  * @module
  */
@@ -20,6 +22,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { cacheDir } from "./binaries.js";
 import { startLocalCluster } from "./cluster.js";
+import { isSameProcess, type ProcessIdentity, processIdentity } from "./process-identity.js";
 
 const USAGE = `usage: helm-handoff-local up [--name N] [--workloads] [--detach]
        helm-handoff-local down [--name N]`;
@@ -34,6 +37,8 @@ interface State {
   readonly kubeconfigPath: string;
   readonly server: string;
   readonly dir: string;
+  /** Start time and command line of `pid` (absent in files of older versions: such a pid is never signalled). */
+  readonly process?: ProcessIdentity;
 }
 
 const stateDir = join(cacheDir(), "local-clusters");
@@ -45,6 +50,11 @@ function readState(name: string): State | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Whether the recorded `up` process still runs: its pid is alive and still the same process. */
+function running(state: State): boolean {
+  return isSameProcess(state.pid, state.process);
 }
 
 function alive(pid: number): boolean {
@@ -60,7 +70,7 @@ function alive(pid: number): boolean {
 /** Fails when a cluster of that name is running; forgets a stale state file. */
 function assertNotRunning(name: string): void {
   const state = readState(name);
-  if (state && alive(state.pid)) {
+  if (state && running(state)) {
     throw new Error(
       `local cluster "${name}" is already running (pid ${state.pid}); stop it with: helm-handoff-local down --name ${name}`,
     );
@@ -71,6 +81,7 @@ function assertNotRunning(name: string): void {
 async function up(name: string, workloads: boolean): Promise<void> {
   assertNotRunning(name);
   const cluster = await startLocalCluster({ name, workloads });
+  const self = processIdentity(process.pid);
   mkdirSync(stateDir, { recursive: true });
   const state: State = {
     name,
@@ -78,6 +89,7 @@ async function up(name: string, workloads: boolean): Promise<void> {
     kubeconfigPath: cluster.kubeconfigPath,
     server: cluster.server,
     dir: cluster.dir,
+    ...(self !== undefined ? { process: self } : {}),
   };
   writeFileSync(statePath(name), `${JSON.stringify(state, null, 2)}\n`);
   let stopping = false;
@@ -127,16 +139,18 @@ async function upDetached(name: string, workloads: boolean): Promise<void> {
 
 async function down(name: string): Promise<void> {
   const state = readState(name);
-  if (!state || !alive(state.pid)) {
+  if (!state || !running(state)) {
     rmSync(statePath(name), { force: true });
-    process.stderr.write(`local cluster "${name}" is not running\n`);
+    const reused = state !== undefined && alive(state.pid);
+    const other = reused ? ` (pid ${state.pid} is another process now: left alone)` : "";
+    process.stderr.write(`local cluster "${name}" is not running${other}\n`);
     return;
   }
   process.kill(state.pid, "SIGTERM");
   for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(200)) {
-    if (!existsSync(statePath(name)) || !alive(state.pid)) break;
+    if (!existsSync(statePath(name)) || !running(state)) break;
   }
-  if (alive(state.pid) && existsSync(statePath(name))) process.kill(state.pid, "SIGKILL");
+  if (running(state) && existsSync(statePath(name))) process.kill(state.pid, "SIGKILL");
   rmSync(statePath(name), { force: true });
   process.stderr.write(`local cluster "${name}" stopped\n`);
 }

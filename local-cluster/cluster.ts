@@ -5,7 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { type ApiResponse, type KubeObject, sendRequest, type TlsCredentials } from "./api.js";
 import { findBinary, kwokStageFiles } from "./binaries.js";
 import { type ClusterPki, generatePki } from "./certs.js";
-import { apiServerArgs, controllerManagerArgs, etcdArgs, kwokArgs, schedulerArgs } from "./flags.js";
+import { apiServerArgs, controllerManagerArgs, etcdArgs, etcdUrl, kwokArgs, schedulerArgs } from "./flags.js";
 import { buildKubeconfig, writePrivateFile } from "./kubeconfig.js";
 import { freePort, isAddressInUse } from "./ports.js";
 import { Daemon, type DaemonSpec, Guard } from "./processes.js";
@@ -322,12 +322,12 @@ class Cluster implements LocalCluster {
       async () => {
         rmSync(dataDir, { recursive: true, force: true });
         const [client, peer] = [await freePort(), await freePort()];
-        this.#etcdUrl = `http://127.0.0.1:${client}`;
-        return this.#spec("etcd", this.#binaries.etcd, etcdArgs(dataDir, client, peer));
+        this.#etcdUrl = etcdUrl(client);
+        return this.#spec("etcd", this.#binaries.etcd, etcdArgs(dataDir, client, peer, this.#pki));
       },
       () =>
         this.#wait("etcd to report healthy", deadline, ["etcd"], async () => {
-          const res = await sendRequest(`${this.#etcdUrl}/health`);
+          const res = await sendRequest(`${this.#etcdUrl}/health`, { tls: this.#etcdTls() });
           return res.ok ? true : undefined;
         }),
       PORT_ATTEMPTS,
@@ -439,6 +439,15 @@ class Cluster implements LocalCluster {
   #wait<T>(what: string, deadline: number, names: string[], check: () => Promise<T | undefined>): Promise<T> {
     const watch = names.flatMap((name) => this.#daemons.get(name) ?? []);
     return waitUntil(check, { what, deadline, signal: this.#abort.signal, watch });
+  }
+
+  /** The client credentials etcd accepts: kube-apiserver's certificate and key. */
+  #etcdTls(): Required<TlsCredentials> {
+    return {
+      ca: this.#tls.ca,
+      cert: readFileSync(this.#pki.etcdClientCert, "utf8"),
+      key: readFileSync(this.#pki.etcdClientKey, "utf8"),
+    };
   }
 
   #notReady(): Error {

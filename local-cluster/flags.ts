@@ -1,3 +1,10 @@
+/**
+ * Command lines of the local cluster's daemons: etcd (TLS on its client and peer URLs, client
+ * certificates from the cluster's CA required), kube-apiserver (envtest style, talking to etcd
+ * with its own client certificate), kube-controller-manager, kube-scheduler and kwok.
+ *
+ * @module
+ */
 import type { ClusterPki } from "./certs.js";
 
 /** The service range; its first address (10.0.0.1) is the `kubernetes` Service IP. */
@@ -5,25 +12,44 @@ export const SERVICE_CIDR = "10.0.0.0/24";
 /** Pod IPs that kwok hands out (kept apart from the service range). */
 export const POD_CIDR = "10.244.0.0/16";
 
-const url = (port: number) => `http://127.0.0.1:${port}`;
+/** The loopback https:// URL of an etcd port. */
+export const etcdUrl = (port: number): string => `https://127.0.0.1:${port}`;
 
-/** etcd on loopback, single member, no fsync (test data only). */
-export function etcdArgs(dataDir: string, clientPort: number, peerPort: number): string[] {
+/**
+ * etcd on loopback, single member, no fsync (test data only). Client and peer URLs are TLS with the
+ * etcd certificate, and every client must present a certificate of the cluster's CA: a local user
+ * without one can neither read the release Secrets nor join as a peer.
+ */
+export function etcdArgs(dataDir: string, clientPort: number, peerPort: number, pki: ClusterPki): string[] {
   return [
     "--name",
     "helm-handoff",
     "--data-dir",
     dataDir,
     "--listen-client-urls",
-    url(clientPort),
+    etcdUrl(clientPort),
     "--advertise-client-urls",
-    url(clientPort),
+    etcdUrl(clientPort),
     "--listen-peer-urls",
-    url(peerPort),
+    etcdUrl(peerPort),
     "--initial-advertise-peer-urls",
-    url(peerPort),
+    etcdUrl(peerPort),
     "--initial-cluster",
-    `helm-handoff=${url(peerPort)}`,
+    `helm-handoff=${etcdUrl(peerPort)}`,
+    "--cert-file",
+    pki.etcdCert,
+    "--key-file",
+    pki.etcdKey,
+    "--client-cert-auth",
+    "--trusted-ca-file",
+    pki.caCert,
+    "--peer-cert-file",
+    pki.etcdCert,
+    "--peer-key-file",
+    pki.etcdKey,
+    "--peer-client-cert-auth",
+    "--peer-trusted-ca-file",
+    pki.caCert,
     "--unsafe-no-fsync",
   ];
 }
@@ -41,10 +67,16 @@ export interface ApiServerFlags {
 }
 
 /** kube-apiserver in the style of controller-runtime's envtest, with RBAC and client-certificate auth. */
-export function apiServerArgs({ etcdUrl, port, pki, workloads }: ApiServerFlags): string[] {
+export function apiServerArgs({ etcdUrl: etcdServers, port, pki, workloads }: ApiServerFlags): string[] {
   return [
     "--etcd-servers",
-    etcdUrl,
+    etcdServers,
+    "--etcd-cafile",
+    pki.caCert,
+    "--etcd-certfile",
+    pki.etcdClientCert,
+    "--etcd-keyfile",
+    pki.etcdClientKey,
     "--bind-address",
     "127.0.0.1",
     "--secure-port",

@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Testing } from "cdk8s";
 import { parseAllDocuments } from "yaml";
 import { ClusterAddon, helmInvocationCount, RESOURCE_SET_SECRET_TYPE } from "../constructs/index.js";
 import type { KubeObject } from "../constructs/objects.js";
+import { manifestContainsSecret } from "../constructs/render.js";
 import { SpecError } from "../core/errors.js";
 import { isolateCache, newChart, testChart, writeChart } from "./constructs-support.js";
 
@@ -259,18 +262,115 @@ describe("ClusterAddon", () => {
   });
 
   it("warns when a chart renders differently each time, also from the cache", () => {
+    // a ConfigMap: a render with a Secret is never cached (see the next tests)
     const path = writeChart("rand", {
-      "templates/secret.yaml":
-        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-pw\nstringData:\n  pw: {{ randAlphaNum 16 | quote }}\n",
+      "templates/configmap.yaml":
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-id\ndata:\n  id: {{ randAlphaNum 16 | quote }}\n",
     });
     const expected =
-      'chart of release "r" renders differently each time (Secret r-pw): a later Helm, Flux or Argo CD render will not match these manifests; set those values explicitly (e.g. generated passwords or certificates)';
+      'chart of release "r" renders differently each time (ConfigMap r-id): a later Helm, Flux or Argo CD render will not match these manifests; set those values explicitly (e.g. generated passwords or certificates)';
     for (let i = 0; i < 2; i++) {
       const { chart } = newChart();
       const addon = new ClusterAddon(chart, "r", { chart: { path } });
       assert.deepEqual(addon.warnings, [expected]);
       assert.equal(addon.fromCache, i === 1);
     }
+  });
+
+  /** The render cache entries (file name → content) whose content includes `text`. */
+  function entriesWith(text: string): Record<string, string> {
+    const dir = join(cache.dir, "helm-handoff", "render-cache", "entries");
+    const out: Record<string, string> = {};
+    for (const f of existsSync(dir) ? readdirSync(dir) : []) {
+      const content = readFileSync(join(dir, f), "utf8");
+      if (content.includes(text)) out[f] = content;
+    }
+    return out;
+  }
+
+  it("bypasses the render cache when the values are sensitive: every synth runs helm and nothing is stored", () => {
+    const runs: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const { chart } = newChart();
+      const start = helmInvocationCount();
+      const addon = new ClusterAddon(chart, "sens-cache", {
+        chart: { path: testChart("schema") },
+        values: { replicas: 7, mode: "b" },
+        sensitive: true,
+      });
+      runs.push(helmInvocationCount() - start);
+      assert.equal(addon.fromCache, false);
+    }
+    assert.equal(runs[1], 2, "the second synth rendered again (twice: determinism check)");
+    assert.deepEqual(entriesWith("sens-cache-schema"), {});
+  });
+
+  const SECRET_TEMPLATE =
+    "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-creds\nstringData:\n  password: {{ .Values.password | quote }}\n";
+
+  it("bypasses the render cache for a render that contains a Secret, sensitive or not", () => {
+    const path = writeChart("secretful", { "templates/secret.yaml": SECRET_TEMPLATE });
+    const runs: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const { chart } = newChart();
+      const start = helmInvocationCount();
+      const addon = new ClusterAddon(chart, "creds", {
+        chart: { path },
+        values: { password: "hunter2-not-cached" },
+      });
+      runs.push(helmInvocationCount() - start);
+      assert.equal(addon.fromCache, false);
+      assert.deepEqual(
+        addon.objects.map((o) => `${o.kind} ${o.metadata.name}`),
+        ["Secret creds-creds"],
+      );
+    }
+    assert.equal(runs[1], 2, "the second synth rendered again (twice: determinism check)");
+    assert.deepEqual(entriesWith("hunter2-not-cached"), {});
+  });
+
+  it("recognises a Secret in a render however the YAML spells it, and nothing else", () => {
+    const doc = (kind: string) => `apiVersion: v1\nkind: ${kind}\nmetadata: {name: x}\n`;
+    assert.deepEqual(
+      [
+        doc("Secret"),
+        doc("'Secret'"),
+        doc('"Secr\\x65t"'),
+        `${doc("ConfigMap")}---\n${doc("Secret")}`,
+        "apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: Secret}]\n",
+        doc("ConfigMap"),
+        doc("SecretStore"),
+        "apiVersion: external-secrets.io/v1\nkind: Secret\n",
+      ].map(manifestContainsSecret),
+      [true, true, true, true, true, false, false, false],
+    );
+  });
+
+  it("drops a cached render that contains a Secret (as an older version stored it) and renders again", () => {
+    const make = () => {
+      const { chart } = newChart();
+      return new ClusterAddon(chart, "planted", {
+        chart: { path: testChart("schema") },
+        values: { replicas: 3, mode: "a" },
+      });
+    };
+    make();
+    const [file, content] = Object.entries(entriesWith("planted-schema"))[0] ?? [];
+    assert.ok(file !== undefined && content !== undefined, "the first synth stored its render");
+    const entry = JSON.parse(content) as { manifest: string };
+    const planted = `${entry.manifest}---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: planted-creds\nstringData:\n  password: hunter2-planted\n`;
+    const entries = join(cache.dir, "helm-handoff", "render-cache", "entries");
+    writeFileSync(join(entries, file), JSON.stringify({ ...entry, manifest: planted }), { mode: 0o600 });
+    const start = helmInvocationCount();
+    const again = make();
+    assert.equal(again.fromCache, false);
+    assert.equal(helmInvocationCount() - start, 2);
+    assert.deepEqual(
+      again.objects.map((o) => `${o.kind} ${o.metadata.name}`),
+      ["ConfigMap planted-schema"],
+    );
+    assert.deepEqual(entriesWith("hunter2-planted"), {});
+    assert.deepEqual(Object.keys(entriesWith("planted-schema")), [file], "the fresh render is stored again");
   });
 
   it("keeps cluster-scoped objects out of the cdk8s Chart's namespace", () => {

@@ -7,9 +7,10 @@ import {
   carrierKey,
   clusterResourceSetObjects,
   DEFAULT_MAX_CARRIER_BYTES,
+  RESOURCE_SET_SECRET_TYPE,
 } from "../constructs/index.js";
 import type { KubeObject } from "../constructs/objects.js";
-import { isolateCache, newChart, testChart } from "./constructs-support.js";
+import { isolateCache, newChart, testChart, writeChart } from "./constructs-support.js";
 
 function cm(name: string, bytes: number): KubeObject {
   return {
@@ -67,6 +68,44 @@ describe("ClusterResourceSet packing", () => {
     assert.equal(applied[0], "Namespace ops");
     assert.equal(new Set(applied).size, 13);
     assert.equal(applied.length, 13);
+  });
+
+  it("carries a render that contains a Secret in resource-set Secrets, without sensitive set", () => {
+    const path = writeChart("secretful", {
+      "templates/secret.yaml":
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-creds\nstringData:\n  password: {{ .Values.password | quote }}\n",
+      "templates/configmap.yaml":
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-cfg\ndata:\n  mode: plain\n",
+    });
+    const { chart } = newChart();
+    new ClusterAddon(chart, "creds", {
+      chart: { path },
+      values: { password: "hunter2-in-a-carrier" },
+      output: "ClusterResourceSet",
+      clusterSelector: { matchLabels: { addons: "creds" } },
+    });
+    const objs = Testing.synth(chart) as KubeObject[];
+    assert.deepEqual(
+      objs.map((o) => `${o.kind} ${o.metadata.name} ${String(o.type ?? "")}`),
+      [`Secret creds-000 ${RESOURCE_SET_SECRET_TYPE}`, "ClusterResourceSet creds "],
+    );
+    assert.deepEqual((objs[1]?.spec as { resources?: unknown } | undefined)?.resources, [
+      { name: "creds-000", kind: "Secret" },
+    ]);
+    const data = objs[0]?.data as Record<string, string>;
+    assert.deepEqual(Object.keys(data), [
+      "0000-secret-default-creds-creds.yaml",
+      "0001-configmap-default-creds-cfg.yaml",
+    ]);
+    assert.match(
+      Buffer.from(data["0000-secret-default-creds-creds.yaml"] ?? "", "base64").toString(),
+      /password: hunter2-in-a-carrier/,
+    );
+    assert.doesNotMatch(
+      JSON.stringify(objs),
+      /hunter2-in-a-carrier/,
+      "the password shows only base64-encoded",
+    );
   });
 
   it("numbers keys across carriers so that alphabetical order is apply order", () => {

@@ -173,6 +173,36 @@ const CASES: readonly BadInput[] = [
     message: () => "chart.username is set but chart.password is not: give both for basic auth, or neither",
   },
   {
+    what: "a repository password over plain http://",
+    name: "password-over-http",
+    args: (v) => ({
+      ...v,
+      chart: {
+        repo: "http://charts.example.org",
+        name: "cni",
+        version: "1.2.3",
+        username: "ci",
+        password: "s3cret-repo-pass",
+      },
+    }),
+    message: () =>
+      'chart.repo "http://charts.example.org" is plain HTTP, so chart.password would cross the network in clear: use an https:// URL, or leave out chart.username and chart.password',
+  },
+  {
+    what: "a repository URL with a token in its query",
+    name: "repo-url-token",
+    args: (v) => ({
+      ...v,
+      chart: {
+        repo: "https://charts.example.org/stable?token=tok-0123456789",
+        name: "cni",
+        version: "1.2.3",
+      },
+    }),
+    message: () =>
+      'chart.repo "https://charts.example.org/stable?…" is invalid: must not carry a query or fragment (not shown: it may hold a token); give credentials as chart.username and chart.password, e.g. "https://charts.example.org" or "oci://registry.example.org/charts"',
+  },
+  {
     what: "a kubeconfig that is not YAML",
     name: "kubeconfig-not-yaml",
     args: (v) => ({ ...v, kubeconfig: NOT_YAML }),
@@ -242,6 +272,7 @@ describe("ClusterAddon rejects bad input", { timeout: 900_000 }, () => {
       assert.deepEqual(await spy.calls(), [], "no helm process was started");
       assert.doesNotMatch(out, /attempt 2|retrying in/, "no retry loop");
       assert.doesNotMatch(out, /is not valid YAML: .*is not: a kubeconfig/, "the kubeconfig is not echoed");
+      assert.doesNotMatch(out, /s3cret-repo-pass|tok-0123456789/, "no password or URL token is echoed");
       const stack = await s.stack.exportStack();
       const resources = (stack.deployment as { resources?: Array<{ type: string }> }).resources ?? [];
       assert.deepEqual(

@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { sendRequest } from "../local-cluster/api.js";
 import { toolchainBinDir } from "../local-cluster/index.js";
+import { type ProcessIdentity, processIdentity } from "../local-cluster/process-identity.js";
 
 const CLI = fileURLToPath(new URL("../local-cluster/cli.js", import.meta.url));
 const USAGE = `usage: helm-handoff-local up [--name N] [--workloads] [--detach]
@@ -87,6 +88,7 @@ interface State {
   kubeconfigPath: string;
   server: string;
   dir: string;
+  process?: ProcessIdentity;
 }
 
 test("no command, an unknown command or an unknown option prints the usage on stderr and exits with 2; --help prints it on stdout", async () => {
@@ -120,6 +122,52 @@ test("down of a cluster that is not running says so, exits with 0 and forgets a 
   assert.equal(existsSync(join(stateDir, "stale.json")), false);
 });
 
+test("down does not signal a recorded pid that is another process now, and forgets the state file", async () => {
+  const other = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  try {
+    const pid = other.pid ?? 0;
+    await new Promise((resolve) => other.once("spawn", resolve));
+    const actual = processIdentity(pid);
+    assert.ok(actual, "the other process runs");
+    const base = {
+      name: "reused",
+      pid,
+      kubeconfigPath: "/nonexistent/kubeconfig",
+      server: "https://127.0.0.1:1",
+      dir: "/nonexistent",
+    };
+    const recorded: Record<string, unknown> = {
+      "the pid was reused (another start time)": {
+        ...base,
+        process: { ...actual, startTime: String(Number(actual.startTime) - 1) },
+      },
+      "another command line": {
+        ...base,
+        process: { ...actual, cmdline: [process.execPath, CLI, "up", "--name", "reused"] },
+      },
+      "no recorded identity (an older state file)": base,
+    };
+    mkdirSync(stateDir, { recursive: true });
+    for (const [what, state] of Object.entries(recorded)) {
+      writeFileSync(join(stateDir, "reused.json"), JSON.stringify(state));
+      assert.deepEqual(
+        await cli("down", "--name", "reused"),
+        {
+          code: 0,
+          stdout: "",
+          stderr: `local cluster "reused" is not running (pid ${pid} is another process now: left alone)\n`,
+        },
+        what,
+      );
+      assert.equal(existsSync(join(stateDir, "reused.json")), false, what);
+      assert.deepEqual(processIdentity(pid), actual, `${what}: the other process still runs`);
+      assert.equal(other.signalCode, null, what);
+    }
+  } finally {
+    other.kill("SIGKILL");
+  }
+});
+
 test("an invalid --name is refused before any file is touched", async () => {
   const outside = join(cache, "helm-handoff", "escape.json");
   writeFileSync(outside, "{}\n");
@@ -151,6 +199,11 @@ describe("a cluster started with up --detach", { timeout: 300_000 }, () => {
     assert.deepEqual(run, { code: 0, stdout: `${state.kubeconfigPath}\n`, stderr: "" });
     assert.equal(state.name, name);
     assert.ok(isRunning(state.pid), `pid ${state.pid} of the up process is not running`);
+    assert.deepEqual(
+      state.process,
+      processIdentity(state.pid),
+      "the up process's start time and command line",
+    );
 
     const config = parse(readFileSync(state.kubeconfigPath, "utf8")) as {
       clusters: { cluster: { server: string; "certificate-authority-data": string } }[];

@@ -3,12 +3,13 @@ import { spawn } from "node:child_process";
 import { createHash, X509Certificate } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createServer } from "node:net";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, before, describe, it, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import type { KubeObject } from "../local-cluster/api.js";
+import { type ApiResponse, type KubeObject, sendRequest, type TlsCredentials } from "../local-cluster/api.js";
 import {
   findBinary,
   KWOK_NODE_NAME,
@@ -75,6 +76,30 @@ function caFingerprintOf(kubeconfig: string): string {
   return createHash("sha256").update(new X509Certificate(pem).raw).digest("hex");
 }
 
+/** etcd's client and peer URLs, from its command line. */
+function etcdUrls(cluster: LocalCluster): { client: string; peer: string } {
+  const etcd = cluster.processes().find((p) => p.name === "etcd");
+  assert.ok(etcd, "etcd runs");
+  const argv = readFileSync(`/proc/${etcd.pid}/cmdline`, "utf8").split("\0");
+  const flag = (name: string) => argv[argv.indexOf(name) + 1] ?? "";
+  return { client: flag("--listen-client-urls"), peer: flag("--listen-peer-urls") };
+}
+
+/** The certificate and key `NAME.crt` / `NAME.key` of a cluster's pki directory. */
+function clientCert(dir: string, name: string): { cert: string; key: string } {
+  const file = (ext: string) => readFileSync(join(dir, "pki", `${name}.${ext}`), "utf8");
+  return { cert: file("crt"), key: file("key") };
+}
+
+/** `"status N"` for a response, `"error CODE"` for a failed request. */
+async function outcome(response: Promise<ApiResponse>): Promise<string> {
+  try {
+    return `status ${(await response).status}`;
+  } catch (error) {
+    return `error ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
+  }
+}
+
 describe("two local clusters started at once", () => {
   let one: LocalCluster;
   let two: LocalCluster;
@@ -106,6 +131,42 @@ describe("two local clusters started at once", () => {
       const res = await cluster.request("GET", "/readyz");
       assert.equal(res.status, 200);
       assert.equal(res.text, "ok");
+    }
+  });
+
+  it("serve etcd only over TLS, to clients with a certificate of their own cluster's CA", async () => {
+    const rangeAll = { key: "Lw==", range_end: "MA==", count_only: true }; // every key from "/"
+    for (const [cluster, other] of [
+      [one, two],
+      [two, one],
+    ] as const) {
+      const { client, peer } = etcdUrls(cluster);
+      assert.match(client, /^https:\/\/127\.0\.0\.1:\d+$/);
+      assert.match(peer, /^https:\/\/127\.0\.0\.1:\d+$/);
+      const ca = readFileSync(join(cluster.dir, "pki", "ca.crt"), "utf8");
+      const range = (url: string, tls?: TlsCredentials) =>
+        outcome(
+          sendRequest(`${url}/v3/kv/range`, { method: "POST", body: rangeAll, ...(tls ? { tls } : {}) }),
+        );
+      assert.deepEqual(await range(client.replace("https:", "http:")), "error ECONNRESET", "plain HTTP");
+      assert.equal(
+        await range(client, { ca }),
+        "error ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED",
+        "no certificate",
+      );
+      assert.equal(await range(peer, { ca }), "error ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED", "peer URL");
+      assert.equal(
+        await range(client, { ca, ...clientCert(other.dir, "etcd-client") }),
+        "error ERR_SSL_TLSV1_ALERT_UNKNOWN_CA",
+        "the other cluster's etcd client certificate",
+      );
+      const allowed = await sendRequest(`${client}/v3/kv/range`, {
+        method: "POST",
+        body: rangeAll,
+        tls: { ca, ...clientCert(cluster.dir, "etcd-client") },
+      });
+      assert.equal(allowed.status, 200, "kube-apiserver's etcd client certificate");
+      assert.ok(Number(allowed.json<{ count?: string }>().count) > 0, allowed.text);
     }
   });
 
