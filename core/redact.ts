@@ -138,7 +138,7 @@ export class Redactor {
   }
 
   /**
-   * Registers a secret in all its forms (see {@link secretForms}): each line of at least four
+   * Registers a secret in all its forms (see `secretForms`): each line of at least four
    * characters of a multi-line secret, the JSON-escaped and the base64 forms.
    */
   public add(secret: string | undefined): this {
@@ -148,7 +148,7 @@ export class Redactor {
 
   /**
    * Registers a kubeconfig's full content (whole, not line by line: its structure is not secret)
-   * and every string under its users except {@link KUBECONFIG_PUBLIC_PATHS}: tokens, keys,
+   * and every string under its users except `KUBECONFIG_PUBLIC_PATHS`: tokens, keys,
    * passwords, exec plugin `args` and `env` values, auth-provider config, and the contents of the
    * files named by `tokenFile` and `client-key` (when the path is absolute and the file readable).
    * Content that is not YAML is registered as a whole only.
@@ -180,7 +180,7 @@ export class Redactor {
 
   /**
    * Registers the string leaves of chart values (helm can echo a value, e.g. in a schema error), in
-   * all their forms (see {@link secretForms}). Strings and lines shorter than six characters are
+   * all their forms (see `secretForms`). Strings and lines shorter than six characters are
    * left out: redacting "a" or "true" everywhere would make every message unreadable.
    */
   public addValues(values: unknown): this {
