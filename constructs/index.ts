@@ -14,6 +14,13 @@
  *
  * @module
  */
+
+export {
+  helmInvocationCount,
+  helmTemplateSync,
+  helmVersionSync,
+  resolveHelmBinary,
+} from "../core/helm/index.js";
 export {
   CLUSTER_ADDON_OUTPUTS,
   ClusterAddon,
@@ -45,7 +52,6 @@ export {
   HELM_CHART_LAYER_MEDIA_TYPE,
 } from "./handoff-objects.js";
 export { type HelmChartProxyOptions, helmChartProxyObject, valuesTemplateOf } from "./helm-chart-proxy.js";
-export { helmInvocationCount, helmTemplateSync, helmVersionSync, resolveHelmBinary } from "./helm-sync.js";
 export {
   CLUSTER_SCOPED_KINDS,
   HELM_MANAGED_BY_LABEL,

@@ -23,7 +23,7 @@ import {
 } from "node:fs";
 import { join, relative } from "node:path";
 import { canonicalJson } from "../core/handoff.js";
-import type { TemplateOptions } from "../core/helm.js";
+import type { TemplateOptions } from "../core/helm/index.js";
 import { cacheHome } from "../core/paths.js";
 import type { ResolvedChartSource, ResolvedSpec } from "../core/spec.js";
 

@@ -5,9 +5,13 @@
  * @module
  */
 import { parseAllDocuments } from "yaml";
-import type { TemplateOptions } from "../core/helm.js";
+import {
+  helmTemplateSync,
+  helmVersionSync,
+  resolveHelmBinary,
+  type TemplateOptions,
+} from "../core/helm/index.js";
 import type { ResolvedSpec } from "../core/spec.js";
-import { helmTemplateSync, helmVersionSync, resolveHelmBinary } from "./helm-sync.js";
 import {
   cachedHelmVersion,
   helmIdentity,

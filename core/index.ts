@@ -41,7 +41,7 @@ export {
   type RollbackOptions,
   type TemplateOptions,
   type UninstallOptions,
-} from "./helm.js";
+} from "./helm/index.js";
 export {
   type ClusterIdentity,
   type ClusterIdentityOptions,

@@ -22,7 +22,7 @@ import { parse as parseYaml } from "yaml";
 import { Duration } from "./duration.js";
 import { DeadlineExceededError, HelmError, HelmHandoffError, TransientHelmError } from "./errors.js";
 import { valuesDigest } from "./handoff.js";
-import type { HelmRunner, ReleaseInfo, ReleaseRevision } from "./helm.js";
+import type { HelmRunner, ReleaseInfo, ReleaseRevision } from "./helm/index.js";
 import { waitForApiServer } from "./readiness.js";
 import { retry } from "./retry.js";
 import type { ResolvedSpec } from "./spec.js";

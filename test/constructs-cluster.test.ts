@@ -18,7 +18,7 @@ import {
 } from "../constructs/index.js";
 import type { KubeObject } from "../constructs/objects.js";
 import { makeHandoffRecord } from "../core/handoff.js";
-import { HelmRunner } from "../core/helm.js";
+import { HelmRunner } from "../core/helm/index.js";
 import { validateSpec } from "../core/spec.js";
 import { findBinary, type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import { crdDir, crdFiles, isolateCache, newChart, RawApplier, testChart } from "./constructs-support.js";

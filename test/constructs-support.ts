@@ -11,8 +11,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { KubeConfig } from "@kubernetes/client-node";
 import { App, Chart } from "cdk8s";
-import { resolveHelmBinary } from "../constructs/helm-sync.js";
 import type { KubeObject } from "../constructs/objects.js";
+import { resolveHelmBinary } from "../core/helm/index.js";
 
 /** The repository root (works from test/ and dist/test/). */
 export function repoRootDir(): string {

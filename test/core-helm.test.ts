@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { before, test } from "node:test";
 import { HelmNotFoundError, HelmVersionError, PermanentHelmError } from "../core/errors.js";
-import { HelmRunner } from "../core/helm.js";
+import { HelmRunner } from "../core/helm/index.js";
 import { toolchainBinDir } from "../core/paths.js";
 import { validateSpec } from "../core/spec.js";
 
