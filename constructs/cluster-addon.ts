@@ -3,11 +3,9 @@
  *
  * @module
  */
-import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { ApiObject, Chart, JsonPatch } from "cdk8s";
 import { Construct, type IConstruct } from "constructs";
-import { parse as parseYaml } from "yaml";
+import { localChartMeta } from "../core/chart.js";
 import { SpecError } from "../core/errors.js";
 import { type HandoffRecord, makeHandoffRecord } from "../core/handoff.js";
 import {
@@ -350,14 +348,8 @@ function objectId(i: number, o: KubeObject): string {
 function chartVersionOf(spec: ResolvedSpec, objects: readonly KubeObject[]): string {
   const c = spec.chart;
   if (c.kind !== "path") return c.version ?? "";
-  try {
-    if (statSync(c.path).isDirectory()) {
-      const meta = parseYaml(readFileSync(join(c.path, "Chart.yaml"), "utf8")) as { version?: unknown };
-      if (typeof meta.version === "string") return meta.version;
-    }
-  } catch {
-    // fall through to the rendered labels
-  }
+  const fromChartYaml = localChartMeta(c.path).version;
+  if (fromChartYaml !== undefined) return fromChartYaml;
   for (const o of objects) {
     const label = o.metadata.labels?.["helm.sh/chart"];
     const v = label === undefined ? undefined : /-(v?\d+\.\d+\.\d+.*)$/.exec(label)?.[1];

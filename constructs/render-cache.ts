@@ -22,6 +22,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join, relative } from "node:path";
+import { exactChartVersion } from "../core/chart.js";
 import { canonicalJson } from "../core/handoff.js";
 import type { TemplateOptions } from "../core/helm/index.js";
 import { cacheHome } from "../core/paths.js";
@@ -29,7 +30,6 @@ import type { ResolvedChartSource, ResolvedSpec } from "../core/spec.js";
 
 /** Bump when the entry format or the key's inputs change. */
 const FORMAT = 1;
-const EXACT_VERSION = /^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
 /** One cached render. */
 export interface RenderCacheEntry {
@@ -58,7 +58,7 @@ function sha256(data: string | Buffer): string {
  */
 export function chartDigest(chart: ResolvedChartSource): string | undefined {
   if (chart.kind !== "path") {
-    if (chart.version === undefined || !EXACT_VERSION.test(chart.version)) return undefined;
+    if (exactChartVersion(chart.version) === undefined) return undefined;
     return `repo:${sha256(canonicalJson({ kind: chart.kind, repo: chart.repo, name: chart.name, version: chart.version }))}`;
   }
   const st = statSync(chart.path);

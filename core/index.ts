@@ -59,6 +59,13 @@ export {
   removeRelease,
 } from "./install.js";
 export {
+  type DesiredRelease,
+  desiredRelease,
+  type LiveRelease,
+  needsUpgrade,
+  type UpgradeReason,
+} from "./lifecycle/upgrade.js";
+export {
   type ApiServerReady,
   type ApiServerWaitInfo,
   type WaitForApiServerOptions,

@@ -16,17 +16,14 @@
  *
  * @module
  */
-import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { Duration } from "./duration.js";
 import { DeadlineExceededError, HelmError, HelmHandoffError, TransientHelmError } from "./errors.js";
 import { valuesDigest } from "./handoff.js";
 import type { HelmRunner, ReleaseInfo, ReleaseRevision } from "./helm/index.js";
+import { desiredRelease, needsUpgrade } from "./lifecycle/upgrade.js";
 import { waitForApiServer } from "./readiness.js";
 import { retry } from "./retry.js";
 import type { ResolvedSpec } from "./spec.js";
-import { mergeValues, readValueFiles } from "./values.js";
 
 /** Phases reported by {@link ensureRelease} and {@link removeRelease}. */
 export type InstallPhase =
@@ -353,50 +350,14 @@ function lastGood(history: readonly ReleaseRevision[], current: number): Release
     .sort((a, b) => b.revision - a.revision)[0];
 }
 
-/** What differs between the spec and a deployed release (Reconcile): chart name, exact version, values. */
+/** What differs between the spec and a deployed release (Reconcile): see {@link needsUpgrade}. */
 async function differences(runner: HelmRunner, spec: ResolvedSpec, current: ReleaseInfo): Promise<string[]> {
-  const why: string[] = [];
-  const want = desiredChart(spec);
-  if (want.name !== undefined && want.name !== current.chartName) why.push("chart");
-  if (want.version !== undefined && want.version !== current.chartVersion) why.push("chart version");
   const live = await runner.getValues(spec.releaseName, spec.namespace);
-  if (valuesDigest(live) !== valuesDigest(desiredValues(spec))) why.push("values");
-  return why;
-}
-
-const EXACT_SEMVER = /^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
-
-/**
- * The chart name and exact version the spec asks for. A version range cannot be compared without
- * asking the repository, so a range only triggers an upgrade through a name or values change.
- */
-function desiredChart(spec: ResolvedSpec): { name: string | undefined; version: string | undefined } {
-  const c = spec.chart;
-  if (c.kind !== "path") {
-    return {
-      name: c.name,
-      version:
-        c.version !== undefined && EXACT_SEMVER.test(c.version) ? c.version.replace(/^v/, "") : undefined,
-    };
-  }
-  try {
-    if (!statSync(c.path).isDirectory()) return { name: undefined, version: undefined };
-    const meta = parseYaml(readFileSync(join(c.path, "Chart.yaml"), "utf8")) as {
-      name?: unknown;
-      version?: unknown;
-    };
-    return {
-      name: typeof meta.name === "string" ? meta.name : undefined,
-      version: typeof meta.version === "string" ? meta.version : undefined,
-    };
-  } catch {
-    return { name: undefined, version: undefined };
-  }
-}
-
-/** The values helm would record as user-supplied: value files merged in order, then `values`. */
-export function desiredValues(spec: ResolvedSpec): Record<string, unknown> {
-  return mergeValues(readValueFiles(spec.valueFiles), spec.values);
+  return needsUpgrade(desiredRelease(spec), {
+    chartName: current.chartName,
+    chartVersion: current.chartVersion,
+    valuesDigest: valuesDigest(live),
+  });
 }
 
 /** Options of {@link removeRelease}. */

@@ -27,9 +27,11 @@ import {
   type AddonSpec,
   DeadlineExceededError,
   Duration,
+  desiredRelease,
   ensureRelease,
   HelmRunner,
   makeHandoffRecord,
+  needsUpgrade,
   removeRelease,
   Semaphore,
   SpecError,
@@ -92,19 +94,30 @@ export async function diff(_id: string, olds: Outputs, news: Inputs): Promise<pu
     // Reconcile -> ApplyOnce records the handoff (no helm call); anything else is a no-op.
     return strategyChanged ? { changes: true, replaces: [] } : { changes: false };
   }
-  // Reconcile: compare the desired spec with what the release runs (after refresh: live values).
-  const desired = toSpec(news);
+  // Reconcile: compare the desired spec with what the release runs (after refresh: live values),
+  // by the same rule ensureRelease upgrades by.
+  const drift = reconcileDrift(olds, news);
   const changed =
     strategyChanged ||
     olds.releaseName !== news.releaseName ||
     olds.namespace !== news.namespace ||
     olds.desiredDigest !== news.desiredDigest ||
-    olds.liveValuesDigest !== valuesDigest(desired.values ?? {}) ||
-    ("version" in desired.chart &&
-      desired.chart.version !== undefined &&
-      olds.liveChartVersion !== desired.chart.version);
+    drift.length > 0;
   const renamed = olds.releaseName !== news.releaseName || olds.namespace !== news.namespace;
   return { changes: changed, replaces: renamed ? ["releaseName"] : [], deleteBeforeReplace: false };
+}
+
+/** Why a Reconcile release differs from `news` (see `needsUpgrade`); an unreadable spec (unknown in preview) counts as a change. */
+function reconcileDrift(olds: Outputs, news: Inputs): string[] {
+  try {
+    return needsUpgrade(desiredRelease(validateSpec(toSpec(news))), {
+      chartName: olds.status.chart,
+      chartVersion: olds.liveChartVersion,
+      valuesDigest: olds.liveValuesDigest,
+    });
+  } catch {
+    return ["spec"];
+  }
 }
 
 function statusOf(release: ReleaseInfo, attempts: number, adopted: boolean): ReleaseStatus {
