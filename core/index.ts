@@ -10,6 +10,8 @@ export {
   CredentialsRejectedError,
   classifyHelmFailure,
   DeadlineExceededError,
+  type ErrorCode,
+  HelmCallNotAllowedError,
   HelmError,
   type HelmErrorDetails,
   type HelmFailureClass,
@@ -18,6 +20,7 @@ export {
   HelmNotFoundError,
   HelmVersionError,
   PermanentHelmError,
+  ReleaseBusyError,
   ReleaseStateError,
   SpecError,
   TransientHelmError,
@@ -32,6 +35,8 @@ export {
   valuesDigest,
 } from "./handoff.js";
 export {
+  type HelmCallName,
+  type HelmCallPolicy,
   HelmRunner,
   type HelmRunnerOptions,
   type InstallCallOptions,
@@ -58,6 +63,20 @@ export {
   type RemoveReleaseOptions,
   removeRelease,
 } from "./install.js";
+export {
+  type ClassifyOptions,
+  classifyRelease,
+  type ReleaseState,
+} from "./lifecycle/state.js";
+export {
+  allowedHelmCalls,
+  helmPolicy,
+  type LifecycleStep,
+  mayCall,
+  mayCallHelm,
+  STRATEGY_TABLE,
+  type StrategyRules,
+} from "./lifecycle/strategy.js";
 export {
   type DesiredRelease,
   desiredRelease,

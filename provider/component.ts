@@ -14,12 +14,13 @@ import {
   mergeValues,
   type RetryPolicyInput,
   readValueFiles,
+  STRATEGY_TABLE,
   type Strategy,
   validateKnownFields,
 } from "../core/index.js";
 import { isPlainObject } from "../core/spec.js";
 import { AddonRelease } from "./resource.js";
-import { APPLY_ONCE_IGNORED_KEYS, type ReleaseStatus, SECRET_KEYS, type StoredSpec } from "./state.js";
+import { type ReleaseStatus, SECRET_KEYS, type StoredSpec } from "./state.js";
 
 /** Arguments of {@link ClusterAddon}. The chart, values and options are the shared add-on spec of `helm-handoff`. */
 export interface ClusterAddonArgs {
@@ -146,11 +147,10 @@ export class ClusterAddon extends pulumi.ComponentResource {
       {
         parent: this,
         additionalSecretOutputs: [...SECRET_KEYS],
-        // ApplyOnce is enforced by the engine first: spec inputs are frozen and
-        // delete is skipped. The identity, strategy and provider stay compared.
-        ...(strategy === "ApplyOnce"
-          ? { ignoreChanges: [...APPLY_ONCE_IGNORED_KEYS], retainOnDelete: true }
-          : { deleteBeforeReplace: false }),
+        // The strategy table (core/lifecycle/strategy.ts) is enforced by the engine first:
+        // ApplyOnce's spec inputs are frozen and delete is skipped. The identity, strategy and
+        // provider stay compared.
+        ...engineOptions(strategy),
       },
     );
     this.status = release.status;
@@ -158,6 +158,14 @@ export class ClusterAddon extends pulumi.ComponentResource {
     this.handoff = release.handoff;
     this.registerOutputs({ status: this.status, clusterId: this.clusterId, handoff: this.handoff });
   }
+}
+
+/** The engine's options for the release, from the strategy table. */
+function engineOptions(strategy: Strategy): pulumi.CustomResourceOptions {
+  const rules = STRATEGY_TABLE[strategy];
+  return rules.retainOnDelete || rules.frozenInputs.length > 0
+    ? { ignoreChanges: [...rules.frozenInputs], retainOnDelete: rules.retainOnDelete }
+    : { deleteBeforeReplace: false };
 }
 
 function withoutPassword(c: Extract<ChartSource, { readonly repo: string }>): StoredSpec["chart"] {

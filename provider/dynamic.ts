@@ -5,8 +5,10 @@
  * Contract kept here (Pulumi's dynamic providers):
  * - a failed create leaves nothing installed and throws (nothing is recorded);
  * - a failed delete throws, so the release is still recorded as existing;
- * - ApplyOnce never calls helm after the first success: diff reports no change,
- *   update and delete are no-ops, read returns the state as it is.
+ * - which helm calls each step may make is the strategy table's (`core/lifecycle/strategy.ts`):
+ *   every runner made here is limited to the calls the table allows for its strategy and step,
+ *   so ApplyOnce never calls helm after the first success: diff reports no change, update and
+ *   delete are no-ops, read returns the state as it is.
  *
  * Progress goes to stderr as plain lines: the engine passes those through to
  * `pulumi up`'s output, structured `pulumi.log` does not flow from here.
@@ -30,7 +32,10 @@ import {
   desiredRelease,
   ensureRelease,
   HelmRunner,
+  helmPolicy,
+  type LifecycleStep,
   makeHandoffRecord,
+  mayCallHelm,
   needsUpgrade,
   removeRelease,
   Semaphore,
@@ -188,11 +193,12 @@ function helmSlots(): Semaphore {
   return sharedSlots;
 }
 
-function runnerFor(inputs: ReleaseInputs): HelmRunner {
+function runnerFor(inputs: ReleaseInputs, step: LifecycleStep): HelmRunner {
   // Values are registered by the runner itself, per call (Redactor.addValues).
   const secrets = [inputs.kubeconfig, inputs.chartPassword].filter((s) => s.length > 0);
   return new HelmRunner({
     kubeconfig: inputs.kubeconfig,
+    policy: helmPolicy(inputs.strategy, step),
     slots: helmSlots(),
     secrets,
     onOutput: (line) => progressLine(inputs.releaseName, line),
@@ -202,7 +208,7 @@ function runnerFor(inputs: ReleaseInputs): HelmRunner {
 /** Installs the release (retrying transient failures until the deadline), or adopts it. */
 export async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
   const spec = validateSpec(toSpec(inputs));
-  const runner = runnerFor(inputs);
+  const runner = runnerFor(inputs, "create");
   const result = await ensureRelease(runner, spec, {
     onProgress: (p) => progressLine(inputs.releaseName, p.message),
   });
@@ -216,8 +222,8 @@ export async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResul
 
 /** Refresh. ApplyOnce: no cluster call. Reconcile: reads the live release (drift shows in the next diff). */
 export async function read(id: string, props?: Outputs): Promise<pulumi.dynamic.ReadResult> {
-  if (!props || props.strategy === "ApplyOnce") return { id, props: props ?? {} };
-  const runner = runnerFor(props);
+  if (!props || !mayCallHelm(props.strategy, "read")) return { id, props: props ?? {} };
+  const runner = runnerFor(props, "read");
   const live = await runner.status(props.releaseName, props.namespace);
   if (!live) {
     progressLine(props.releaseName, "Reconcile: release not found on refresh; the next up reinstalls it");
@@ -237,13 +243,13 @@ export async function read(id: string, props?: Outputs): Promise<pulumi.dynamic.
 
 /** ApplyOnce: records the new inputs (handoff), no helm call. Reconcile: upgrades to the spec. */
 export async function update(_id: string, olds: Outputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult> {
-  if (news.strategy === "ApplyOnce") {
+  if (!mayCallHelm(news.strategy, "update")) {
     progressLine(news.releaseName, "ApplyOnce: handed off; no helm call");
     const kept = { ...olds.status };
     return { outs: outputsOf({ ...news }, kept, news.values) };
   }
   const spec = validateSpec(toSpec(news));
-  const runner = runnerFor(news);
+  const runner = runnerFor(news, "update");
   const result = await ensureRelease(runner, spec, {
     expectExisting: true,
     onProgress: (p) => progressLine(news.releaseName, p.message),
@@ -262,7 +268,7 @@ const DELETE_REACH_DEADLINE = Duration.seconds(30);
  * on a cluster that no longer exists. Any other failure fails the delete (the release stays in state).
  */
 export async function remove(_id: string, props: Outputs): Promise<void> {
-  if (props.strategy === "ApplyOnce") {
+  if (!mayCallHelm(props.strategy, "delete")) {
     progressLine(props.releaseName, "ApplyOnce: the release stays on the cluster (no helm call)");
     return;
   }
@@ -276,7 +282,7 @@ export async function remove(_id: string, props: Outputs): Promise<void> {
     );
     return;
   }
-  await removeRelease(runnerFor(props), props.releaseName, props.namespace, {
+  await removeRelease(runnerFor(props, "delete"), props.releaseName, props.namespace, {
     onProgress: (p) => progressLine(props.releaseName, p.message),
   });
 }

@@ -86,15 +86,6 @@ export interface ReleaseOutputs extends ReleaseInputs {
 /** Input keys that hold secrets; also passed as `additionalSecretOutputs`. */
 export const SECRET_KEYS = ["kubeconfig", "values", "chartPassword"] as const;
 
-/** Input keys ApplyOnce freezes with the engine's own `ignoreChanges` (never `"*"`). */
-export const APPLY_ONCE_IGNORED_KEYS = [
-  "spec",
-  "values",
-  "chartPassword",
-  "releaseName",
-  "namespace",
-] as const;
-
 /** The resource id: cluster, namespace and release name. */
 export function releaseId(inputs: Pick<ReleaseInputs, "clusterId" | "namespace" | "releaseName">): string {
   return `${inputs.clusterId}/${inputs.namespace}/${inputs.releaseName}`;

@@ -10,6 +10,8 @@ export { resolveHelmBinary } from "./binary.js";
 export { HelmRunner } from "./runner.js";
 export { helmInvocationCount, helmTemplateSync, helmVersionSync } from "./sync.js";
 export type {
+  HelmCallName,
+  HelmCallPolicy,
   HelmRunnerOptions,
   InstallCallOptions,
   ReleaseInfo,

@@ -11,7 +11,7 @@
  */
 import { ExecaError, execa } from "execa";
 import { Duration } from "../duration.js";
-import type { HelmError } from "../errors.js";
+import { HelmCallNotAllowedError, type HelmError } from "../errors.js";
 import { Redactor } from "../redact.js";
 import type { ResolvedSpec } from "../spec.js";
 import { installArgs, templateArgs, upgradeArgs, VERSION_ARGS } from "./args.js";
@@ -29,6 +29,7 @@ import {
   withMetadata,
 } from "./parse.js";
 import type {
+  HelmCallName,
   HelmRunnerOptions,
   InstallCallOptions,
   ReleaseInfo,
@@ -83,6 +84,11 @@ export class HelmRunner {
 
   /** The helm version (e.g. `"v4.3.1"`); throws {@link HelmVersionError} if it is not v4 or later. */
   public version(): Promise<string> {
+    try {
+      this.guard("version");
+    } catch (e) {
+      return Promise.reject(e);
+    }
     this.versionPromise ??= (async () => {
       const bin = resolveHelmBinary(this.opts.helmBinary);
       // One check per binary per process: a provider process creates many runners.
@@ -105,6 +111,7 @@ export class HelmRunner {
 
   /** Installs the release (`helm install … -o json`), never upgrading an existing one. */
   public async install(spec: ResolvedSpec, options: InstallCallOptions = {}): Promise<ReleaseInfo> {
+    this.guard("install");
     const dryRun = options.dryRun === true ? "server" : options.dryRun === false ? undefined : options.dryRun;
     return this.withCall(async (call) => {
       const args = installArgs(spec, await this.prepareChart(call, spec), call.valuesArgs(spec), dryRun);
@@ -120,6 +127,7 @@ export class HelmRunner {
 
   /** Upgrades the release to the spec (`helm upgrade --reset-values … -o json`); no `--install`, no rollback on failure. */
   public async upgrade(spec: ResolvedSpec): Promise<ReleaseInfo> {
+    this.guard("upgrade");
     return this.withCall(async (call) => {
       const args = upgradeArgs(spec, await this.prepareChart(call, spec), call.valuesArgs(spec));
       const { stdout } = await this.exec(call, args, {
@@ -139,6 +147,7 @@ export class HelmRunner {
     revision: number,
     options: RollbackOptions = {},
   ): Promise<void> {
+    this.guard("rollback");
     const timeout = options.timeout ?? this.commandTimeout();
     const args = ["rollback", releaseName, String(revision), "--namespace", namespace];
     args.push("--timeout", timeout.toHelmFlag());
@@ -155,6 +164,7 @@ export class HelmRunner {
     namespace: string,
     options: UninstallOptions = {},
   ): Promise<boolean> {
+    this.guard("uninstall");
     const timeout = options.timeout ?? this.commandTimeout();
     const args = ["uninstall", releaseName, "--namespace", namespace, "--timeout", timeout.toHelmFlag()];
     if (options.wait) args.push("--wait");
@@ -171,6 +181,7 @@ export class HelmRunner {
 
   /** The release's status, or `undefined` when there is no such release. */
   public async status(releaseName: string, namespace: string): Promise<ReleaseInfo | undefined> {
+    this.guard("status");
     return this.withCall(async (call) => {
       const args = ["status", releaseName, "--namespace", namespace, "-o", "json"];
       try {
@@ -190,6 +201,7 @@ export class HelmRunner {
 
   /** The release's revisions, oldest first; empty when there is no such release. */
   public async history(releaseName: string, namespace: string): Promise<ReleaseRevision[]> {
+    this.guard("history");
     return this.withCall(async (call) => {
       const args = ["history", releaseName, "--namespace", namespace, "--max", "256", "-o", "json"];
       try {
@@ -204,6 +216,7 @@ export class HelmRunner {
 
   /** The user-supplied values of the release (`helm get values -o json`); `{}` when none. */
   public async getValues(releaseName: string, namespace: string): Promise<Record<string, unknown>> {
+    this.guard("getValues");
     return this.withCall(async (call) => {
       const args = ["get", "values", releaseName, "--namespace", namespace, "-o", "json"];
       const { stdout } = await this.exec(call, args, this.query());
@@ -213,6 +226,7 @@ export class HelmRunner {
 
   /** Renders the chart locally (`helm template`, no cluster) and returns the manifest YAML. */
   public async template(spec: ResolvedSpec, options: TemplateOptions = {}): Promise<string> {
+    this.guard("template");
     return this.withCall(async (call) => {
       const args = templateArgs(spec, await this.prepareChart(call, spec), call.valuesArgs(spec), options);
       const { stdout } = await this.exec(call, args, {
@@ -226,6 +240,7 @@ export class HelmRunner {
 
   /** Releases in `namespace` (all statuses), or in all namespaces when omitted. */
   public async list(namespace?: string): Promise<ReleaseListItem[]> {
+    this.guard("list");
     return this.withCall(async (call) => {
       // helm v4 lists every status by default and has no --all flag (it fails with "unknown flag").
       const args = ["list", "--max", "0", "-o", "json"];
@@ -237,6 +252,14 @@ export class HelmRunner {
   }
 
   // ---------------------------------------------------------------------------------------------
+
+  /** Throws when the runner's policy does not allow `call` (before any helm process starts). */
+  private guard(call: HelmCallName): void {
+    const policy = this.opts.policy;
+    if (policy === undefined) return;
+    const allowed = call === "version" ? policy.allowed.size > 0 : policy.allowed.has(call);
+    if (!allowed) throw new HelmCallNotAllowedError(call, policy.context);
+  }
 
   private commandTimeout(): Duration {
     return this.opts.commandTimeout ?? Duration.minutes(2);

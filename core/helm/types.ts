@@ -8,6 +8,27 @@
 import type { Duration } from "../duration.js";
 import type { Semaphore } from "../semaphore.js";
 
+/** The {@link HelmRunner} methods that run helm, as the strategy table names them. */
+export type HelmCallName =
+  | "version"
+  | "install"
+  | "upgrade"
+  | "rollback"
+  | "uninstall"
+  | "status"
+  | "history"
+  | "getValues"
+  | "template"
+  | "list";
+
+/** Which helm calls a runner may make, and in what context (for the error message). */
+export interface HelmCallPolicy {
+  /** The calls allowed; `version` runs only when another call is allowed. */
+  readonly allowed: ReadonlySet<HelmCallName>;
+  /** The strategy and step, e.g. `"ApplyOnce update"`. */
+  readonly context: string;
+}
+
 /** Options of a {@link HelmRunner}. */
 export interface HelmRunnerOptions {
   /** Kubeconfig content (not a path) for commands that talk to a cluster. @default - none: cluster commands fail */
@@ -36,6 +57,11 @@ export interface HelmRunnerOptions {
   readonly tempDir?: string;
   /** Extra secrets to redact from messages and output. @default - none */
   readonly secrets?: Iterable<string>;
+  /**
+   * Which calls this runner may make; any other throws {@link HelmCallNotAllowedError} before helm starts.
+   * @default - every call
+   */
+  readonly policy?: HelmCallPolicy;
   /** Timeout of commands that have no spec timeout (status, list, history, get values, version). @default - 2 minutes */
   readonly commandTimeout?: Duration;
   /** Delay between SIGTERM and SIGKILL when helm is timed out or cancelled. @default - 5 seconds */
