@@ -5,7 +5,7 @@ import { parseAllDocuments } from "yaml";
 import { ClusterAddon, helmInvocationCount, RESOURCE_SET_SECRET_TYPE } from "../constructs/index.js";
 import type { KubeObject } from "../constructs/objects.js";
 import { SpecError } from "../core/errors.js";
-import { isolateCache, newChart, testChart, writeChart } from "./constructs-support.js";
+import { isolateCache, newChart, testChart, writeChart } from "./support/constructs.js";
 
 function synthObjects(chart: Parameters<typeof Testing.synth>[0]): KubeObject[] {
   return Testing.synth(chart) as KubeObject[];

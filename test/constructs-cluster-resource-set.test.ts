@@ -9,7 +9,7 @@ import {
   DEFAULT_MAX_CARRIER_BYTES,
 } from "../constructs/index.js";
 import type { KubeObject } from "../constructs/objects.js";
-import { isolateCache, newChart, testChart } from "./constructs-support.js";
+import { isolateCache, newChart, testChart } from "./support/constructs.js";
 
 function cm(name: string, bytes: number): KubeObject {
   return {

@@ -21,7 +21,7 @@ import { makeHandoffRecord } from "../core/handoff.js";
 import { HelmRunner } from "../core/helm/index.js";
 import { validateSpec } from "../core/spec.js";
 import { findBinary, type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
-import { crdDir, crdFiles, isolateCache, newChart, RawApplier, testChart } from "./constructs-support.js";
+import { crdDir, crdFiles, isolateCache, newChart, RawApplier, testChart } from "./support/constructs.js";
 
 /**
  * The field manager used for the server-side apply: helm v4's own. helm v4 installs and upgrades
