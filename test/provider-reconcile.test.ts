@@ -8,6 +8,7 @@ import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js"
 import type { ClusterAddonArgs } from "../provider/index.js";
 import { type AddonStack, addonStack, liveRelease } from "./support/addon.js";
 import { localChart, runHelm } from "./support/charts.js";
+import { withLocalCluster } from "./support/cluster.js";
 import { createHelmSpy, type HelmSpy } from "./support/helm-spy.js";
 
 describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
@@ -131,16 +132,13 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
   test("a replaced cluster gets the release and the old cluster's release is uninstalled", async () => {
     const s = await stackOf("rec-moved", {});
     await s.up();
-    const next = await startLocalCluster({ name: "rec-next", workloads: true });
-    try {
+    await withLocalCluster({ name: "rec-next", workloads: true }, async (next) => {
       await next.ready;
       s.current = [{ name: "rec-moved", args: { ...args({}), kubeconfig: next.kubeconfig } }];
       const up = await s.up();
       assert.equal(up.summary.resourceChanges?.replace, 1);
       assert.equal((await liveRelease(next, "rec-moved"))?.status, "deployed");
       assert.equal(await liveRelease(cluster, "rec-moved"), undefined);
-    } finally {
-      await next.stop();
-    }
+    });
   });
 });
