@@ -8,6 +8,7 @@ import { Construct, type IConstruct } from "constructs";
 import { localChartMeta } from "../core/chart.js";
 import { SpecError } from "../core/errors.js";
 import { type HandoffRecord, makeHandoffRecord } from "../core/handoff.js";
+import type { KubeObject } from "../core/objects.js";
 import {
   type ChartSource,
   type InstallOptions,
@@ -24,7 +25,6 @@ import {
 } from "./cluster-resource-set.js";
 import { helmChartProxyObject } from "./helm-chart-proxy.js";
 import { CLUSTER_SCOPED_KINDS, HOOKS_POLICIES, type HooksPolicy, prepareObjects } from "./manifest.js";
-import type { KubeObject } from "./objects.js";
 import { renderChart } from "./render.js";
 
 /** What a {@link ClusterAddon} synthesizes to. */

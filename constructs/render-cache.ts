@@ -56,7 +56,7 @@ function sha256(data: string | Buffer): string {
  * A digest of the chart, or `undefined` when the chart cannot be cached: a repository chart
  * without an exact version (a range or "latest" may resolve differently tomorrow).
  */
-export function chartDigest(chart: ResolvedChartSource): string | undefined {
+function chartDigest(chart: ResolvedChartSource): string | undefined {
   if (chart.kind !== "path") {
     if (exactChartVersion(chart.version) === undefined) return undefined;
     return `repo:${sha256(canonicalJson({ kind: chart.kind, repo: chart.repo, name: chart.name, version: chart.version }))}`;

@@ -624,7 +624,7 @@ function validateRetry(value: unknown, timeout: Duration): ResolvedRetryPolicy {
  * @param fallback - returned when `value` is undefined; @default - none: undefined is an error
  * @throws SpecError naming `field` when the value is not a positive duration
  */
-export function toDuration(value: unknown, field: string, fallback?: Duration): Duration {
+function toDuration(value: unknown, field: string, fallback?: Duration): Duration {
   if (value === undefined && fallback !== undefined) return fallback;
   let d: Duration | undefined;
   if (Duration.isDuration(value)) d = value;

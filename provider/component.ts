@@ -5,20 +5,18 @@
  * @module
  */
 import * as pulumi from "@pulumi/pulumi";
+import { digestOf, type HandoffRecord } from "../core/handoff.js";
+import { clusterIdentityFromKubeconfig } from "../core/identity.js";
+import { STRATEGY_TABLE } from "../core/lifecycle/strategy.js";
 import {
   type ChartSource,
-  clusterIdentityFromKubeconfig,
-  digestOf,
-  type HandoffRecord,
-  type InstallOptionsInput,
-  mergeValues,
-  type RetryPolicyInput,
-  readValueFiles,
-  STRATEGY_TABLE,
+  type InstallOptions,
+  isPlainObject,
+  type RetryPolicy,
   type Strategy,
   validateKnownFields,
-} from "../core/index.js";
-import { isPlainObject } from "../core/spec.js";
+} from "../core/spec.js";
+import { mergeValues, readValueFiles } from "../core/values.js";
 import { AddonRelease } from "./resource.js";
 import { type ReleaseStatus, SECRET_KEYS, type StoredSpec } from "./state.js";
 
@@ -63,12 +61,12 @@ export interface ClusterAddonArgs {
    * Install options (wait, waitForJobs, per-attempt timeout, skipCrds, disableHooks, description).
    * @default - wait for resources to be ready, 5 minute attempts
    */
-  readonly install?: InstallOptionsInput;
+  readonly install?: InstallOptions;
   /**
    * Retry policy of the first install: overall deadline and backoff bounds.
    * @default - 15 minute deadline, backoff 2s to 30s
    */
-  readonly retry?: RetryPolicyInput;
+  readonly retry?: RetryPolicy;
   /**
    * `ApplyOnce`: install once, then never touch the release again (no upgrade, no drift
    * correction, no uninstall). `Reconcile`: upgrade on change, revert drift, uninstall on delete.

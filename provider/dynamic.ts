@@ -24,26 +24,16 @@
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { ReleaseInfo } from "../core/index.js";
-import {
-  type AddonSpec,
-  DeadlineExceededError,
-  Duration,
-  desiredRelease,
-  ensureRelease,
-  HelmRunner,
-  helmPolicy,
-  type LifecycleStep,
-  makeHandoffRecord,
-  mayCallHelm,
-  needsUpgrade,
-  removeRelease,
-  Semaphore,
-  SpecError,
-  validateSpec,
-  valuesDigest,
-  waitForApiServer,
-} from "../core/index.js";
+import { Duration } from "../core/duration.js";
+import { DeadlineExceededError, SpecError } from "../core/errors.js";
+import { makeHandoffRecord, valuesDigest } from "../core/handoff.js";
+import { HelmRunner, type ReleaseInfo } from "../core/helm/index.js";
+import { ensureRelease, removeRelease } from "../core/install.js";
+import { helmPolicy, type LifecycleStep, mayCallHelm } from "../core/lifecycle/strategy.js";
+import { desiredRelease, needsUpgrade } from "../core/lifecycle/upgrade.js";
+import { waitForApiServer } from "../core/readiness.js";
+import { Semaphore } from "../core/semaphore.js";
+import { type AddonSpec, validateSpec } from "../core/spec.js";
 import { progressLine } from "./progress.js";
 import { type ReleaseInputs, type ReleaseOutputs, type ReleaseStatus, releaseId } from "./state.js";
 

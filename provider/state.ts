@@ -7,13 +7,8 @@
  *
  * @module
  */
-import type {
-  ChartSource,
-  HandoffRecord,
-  InstallOptionsInput,
-  RetryPolicyInput,
-  Strategy,
-} from "../core/index.js";
+import type { HandoffRecord } from "../core/handoff.js";
+import type { ChartSource, InstallOptions, RetryPolicy, Strategy } from "../core/spec.js";
 
 /** The chart reference as stored: the repository password lives in {@link ReleaseInputs.chartPassword}. */
 export type StoredChartSource =
@@ -24,8 +19,8 @@ export type StoredChartSource =
 export interface StoredSpec {
   readonly chart: StoredChartSource;
   readonly createNamespace: boolean;
-  readonly install: InstallOptionsInput;
-  readonly retry: RetryPolicyInput;
+  readonly install: InstallOptions;
+  readonly retry: RetryPolicy;
 }
 
 /** Inputs of the dynamic resource. Keys listed in {@link SECRET_KEYS} are secrets. */

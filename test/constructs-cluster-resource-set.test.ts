@@ -8,7 +8,7 @@ import {
   clusterResourceSetObjects,
   DEFAULT_MAX_CARRIER_BYTES,
 } from "../constructs/index.js";
-import type { KubeObject } from "../constructs/objects.js";
+import type { KubeObject } from "../core/objects.js";
 import { isolateCache, newChart, testChart } from "./support/constructs.js";
 
 function cm(name: string, bytes: number): KubeObject {

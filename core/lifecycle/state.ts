@@ -16,18 +16,31 @@ import type { Duration } from "../duration.js";
 import type { ReleaseInfo } from "../helm/types.js";
 import { type DesiredRelease, needsUpgrade, type UpgradeReason } from "./upgrade.js";
 
-/** A release as the lifecycle sees it. */
+/** A release helm reported, with the state the lifecycle gives it. */
+export interface ObservedRelease<K extends string> {
+  /** The state. */
+  readonly kind: K;
+  /** The release as helm reported it. */
+  readonly release: ReleaseInfo;
+}
+
+/** A release as the lifecycle sees it (see the module comment for the action each state gets). */
 export type ReleaseState =
-  | { readonly kind: "absent" }
-  | { readonly kind: "deployed"; readonly release: ReleaseInfo }
   | {
-      readonly kind: "out-of-sync";
-      readonly release: ReleaseInfo;
-      readonly reasons: readonly UpgradeReason[];
+      /** No such release (or `uninstalled`). */
+      readonly kind: "absent";
     }
-  | { readonly kind: "failed"; readonly release: ReleaseInfo }
-  | { readonly kind: "pending"; readonly release: ReleaseInfo; readonly stale: boolean }
-  | { readonly kind: "unsupported"; readonly release: ReleaseInfo };
+  | ObservedRelease<"deployed">
+  | (ObservedRelease<"out-of-sync"> & {
+      /** What differs from the spec. */
+      readonly reasons: readonly UpgradeReason[];
+    })
+  | ObservedRelease<"failed">
+  | (ObservedRelease<"pending"> & {
+      /** Whether its last deployment is older than one attempt timeout (left by a killed helm). */
+      readonly stale: boolean;
+    })
+  | ObservedRelease<"unsupported">;
 
 /** helm statuses of a release some operation is (or was, when it was killed) working on. */
 const PENDING = new Set(["pending-install", "pending-upgrade", "pending-rollback", "uninstalling"]);
@@ -38,8 +51,16 @@ export interface ClassifyOptions {
   readonly now: number;
   /** A pending release whose last deployment is older than this is stale (one attempt timeout). */
   readonly staleAfter: Duration;
-  /** Compare a deployed release with the spec (Reconcile): what the spec asks for, and the live values' digest. */
-  readonly compare?: { readonly desired: DesiredRelease; readonly liveValuesDigest: string };
+  /** Compare a deployed release with the spec (Reconcile). @default - not compared: a deployed release is `deployed` */
+  readonly compare?: ReleaseComparison;
+}
+
+/** What a deployed release is compared with (see {@link ClassifyOptions.compare}). */
+export interface ReleaseComparison {
+  /** What the spec asks for. */
+  readonly desired: DesiredRelease;
+  /** Digest of the release's live user-supplied values (`helm get values`). */
+  readonly liveValuesDigest: string;
 }
 
 /** The state of `release` (`undefined`: helm knows no such release). */

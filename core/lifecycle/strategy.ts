@@ -16,10 +16,26 @@ import type { Strategy } from "../spec.js";
 /** A step of the resource lifecycle, as a Pulumi dynamic provider sees it. */
 export type LifecycleStep = "check" | "diff" | "create" | "read" | "update" | "delete";
 
+/** The helm calls each step of the lifecycle may make. */
+export interface StepCalls {
+  /** Validating inputs: never helm. */
+  readonly check: readonly HelmCallName[];
+  /** Planning a change: never helm (decided from the stored state). */
+  readonly diff: readonly HelmCallName[];
+  /** The first install (or adoption, or recovery). */
+  readonly create: readonly HelmCallName[];
+  /** Refresh. */
+  readonly read: readonly HelmCallName[];
+  /** A change of the spec. */
+  readonly update: readonly HelmCallName[];
+  /** Delete (destroy, replace). */
+  readonly delete: readonly HelmCallName[];
+}
+
 /** What one strategy allows. */
 export interface StrategyRules {
   /** The helm calls each step may make; an empty list means no helm process at all. */
-  readonly helm: { readonly [S in LifecycleStep]: readonly HelmCallName[] };
+  readonly helm: StepCalls;
   /** Input keys the engine ignores after create (`ignoreChanges`; never `"*"`). */
   readonly frozenInputs: readonly string[];
   /** Whether a delete leaves the release on the cluster (`retainOnDelete`). */

@@ -32,7 +32,7 @@ export interface LiveRelease {
   readonly valuesDigest: string;
 }
 
-/** A reason {@link needsUpgrade} gives. */
+/** A reason to upgrade a deployed release: what differs from its spec. */
 export type UpgradeReason = "chart" | "chart version" | "values";
 
 /** What `spec` asks for: value files merged in order, then `values`; exact chart version only. */

@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { App, Chart } from "cdk8s";
-import type { KubeObject } from "../../constructs/objects.js";
 import { resolveHelmBinary } from "../../core/helm/index.js";
+import type { KubeObject } from "../../core/objects.js";
 import { repoRoot } from "./charts.js";
 
 /** Absolute path of test/charts/NAME. */
