@@ -1,3 +1,10 @@
+/**
+ * A minimal HTTP(S) client for a local cluster's API server (client-certificate TLS, JSON
+ * bodies), used to wait for readiness and to create the objects a cluster with workloads needs,
+ * without @kubernetes/client-node.
+ *
+ * @module
+ */
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 

@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { processExists } from "../core/paths.js";
 import { cacheDir } from "./binaries.js";
 import { startLocalCluster } from "./cluster.js";
 
@@ -47,20 +48,10 @@ function readState(name: string): State | undefined {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: it runs, as another user
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** Fails when a cluster of that name is running; forgets a stale state file. */
 function assertNotRunning(name: string): void {
   const state = readState(name);
-  if (state && alive(state.pid)) {
+  if (state && processExists(state.pid)) {
     throw new Error(
       `local cluster "${name}" is already running (pid ${state.pid}); stop it with: helm-handoff-local down --name ${name}`,
     );
@@ -127,16 +118,16 @@ async function upDetached(name: string, workloads: boolean): Promise<void> {
 
 async function down(name: string): Promise<void> {
   const state = readState(name);
-  if (!state || !alive(state.pid)) {
+  if (!state || !processExists(state.pid)) {
     rmSync(statePath(name), { force: true });
     process.stderr.write(`local cluster "${name}" is not running\n`);
     return;
   }
   process.kill(state.pid, "SIGTERM");
   for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(200)) {
-    if (!existsSync(statePath(name)) || !alive(state.pid)) break;
+    if (!existsSync(statePath(name)) || !processExists(state.pid)) break;
   }
-  if (alive(state.pid) && existsSync(statePath(name))) process.kill(state.pid, "SIGKILL");
+  if (processExists(state.pid) && existsSync(statePath(name))) process.kill(state.pid, "SIGKILL");
   rmSync(statePath(name), { force: true });
   process.stderr.write(`local cluster "${name}" stopped\n`);
 }

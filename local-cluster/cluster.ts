@@ -1,3 +1,11 @@
+/**
+ * `startLocalCluster`: a real etcd and kube-apiserver on loopback ports (and, with `workloads:
+ * true`, kube-controller-manager, kube-scheduler and kwok with one fake node), started in a
+ * private temp dir under a guard process that kills every daemon when the parent dies; `stop()`
+ * removes everything.
+ *
+ * @module
+ */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,3 +1,10 @@
+/**
+ * The command-line flags of each local-cluster daemon (etcd, kube-apiserver, kube-controller-
+ * manager, kube-scheduler, kwok), as pure functions of the ports, paths and PKI, so a flag is
+ * written once.
+ *
+ * @module
+ */
 import type { ClusterPki } from "./certs.js";
 
 /** The service range; its first address (10.0.0.1) is the `kubernetes` Service IP. */

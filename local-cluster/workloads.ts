@@ -1,3 +1,9 @@
+/**
+ * The objects a local cluster with `workloads: true` needs before Deployments and DaemonSets
+ * become Ready: the kwok fake node, its schedulability, and the default service account.
+ *
+ * @module
+ */
 import type { ApiResponse, KubeObject } from "./api.js";
 
 /** Name of the fake node kwok manages in a cluster started with `workloads: true`. */
