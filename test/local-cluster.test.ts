@@ -8,7 +8,7 @@ import { after, before, describe, it, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import type { KubeObject } from "../local-cluster/api.js";
+import type { ObjectStatus } from "../local-cluster/api.js";
 import {
   findBinary,
   KWOK_NODE_NAME,
@@ -94,7 +94,7 @@ describe("two local clusters started at once", () => {
       assert.match(cluster.identity.caFingerprint, /^[0-9a-f]{64}$/);
       assert.equal(cluster.identity.caFingerprint, caFingerprintOf(cluster.kubeconfig));
       const res = await cluster.request("GET", "/api/v1/namespaces/kube-system");
-      assert.equal(res.json<KubeObject>().metadata?.uid, cluster.identity.uid);
+      assert.equal(res.json<ObjectStatus>().metadata?.uid, cluster.identity.uid);
       assert.equal(await cluster.ready, cluster.identity);
     }
   });
@@ -218,7 +218,7 @@ test(
       const deployed = Date.now();
       await eventually("the Deployment to have 1 ready replica", 60_000, async () => {
         const res = await cluster.request("GET", "/apis/apps/v1/namespaces/default/deployments/web");
-        return res.json<KubeObject>().status?.readyReplicas === 1 ? true : undefined;
+        return res.json<ObjectStatus>().status?.readyReplicas === 1 ? true : undefined;
       });
       console.log(`# deployment ready in ${Date.now() - deployed} ms`);
     } finally {

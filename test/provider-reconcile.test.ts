@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import type { ClusterAddonArgs } from "../provider/index.js";
 import { type AddonStack, addonStack, liveRelease } from "./support/addon.js";
-import { localChart, runHelm } from "./support/charts.js";
+import { localChart, runHelm, startHttpChartRepo } from "./support/charts.js";
 import { withLocalCluster } from "./support/cluster.js";
 import { createHelmSpy, type HelmSpy } from "./support/helm-spy.js";
 
@@ -60,6 +60,29 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
     const up = await s.up();
     assert.equal(up.summary.resourceChanges?.update ?? 0, 0);
     assert.equal((await liveRelease(cluster, "rec-steady"))?.revision, 1);
+  });
+
+  test('a Reconcile add-on with version "^0.1" (or "v0.1.0") plans no update on an unchanged up', async () => {
+    const repo = await startHttpChartRepo({ charts: ["workload"] });
+    try {
+      for (const [name, version] of [
+        ["rec-range", "^0.1"],
+        ["rec-v-prefix", "v0.1.0"],
+      ] as const) {
+        const s = await stackOf(name, {
+          chart: { repo: repo.url, name: "workload", version },
+          values: { message: "same" },
+        });
+        await s.up();
+        await spy.reset();
+        const up = await s.up();
+        assert.equal(up.summary.resourceChanges?.update ?? 0, 0, `${version}: no update planned`);
+        assert.deepEqual(await spy.calls(), [], `${version}: no helm call`);
+        assert.equal((await liveRelease(cluster, name))?.revision, 1);
+      }
+    } finally {
+      await repo.close();
+    }
   });
 
   test("refresh finds an out-of-band upgrade as drift and the next up reverts it", async () => {
