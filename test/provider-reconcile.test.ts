@@ -7,9 +7,10 @@ import { after, before, describe, test } from "node:test";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import type { ClusterAddonArgs } from "../provider/index.js";
 import { type AddonStack, addonStack, liveRelease } from "./support/addon.js";
-import { localChart, runHelm, startHttpChartRepo } from "./support/charts.js";
+import { localChart, runHelm } from "./support/charts.js";
 import { withLocalCluster } from "./support/cluster.js";
 import { createHelmSpy, type HelmSpy } from "./support/helm-spy.js";
+import { startHttpChartRepo } from "./support/repos.js";
 
 describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
   let cluster: LocalCluster;
