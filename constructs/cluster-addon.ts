@@ -10,7 +10,7 @@ import { SpecError } from "../core/errors.js";
 import { type HandoffRecord, makeHandoffRecord } from "../core/handoff.js";
 import type { KubeObject } from "../core/objects.js";
 import {
-  type ChartSource,
+  type AddonSpec,
   type InstallOptions,
   type ResolvedSpec,
   type Strategy,
@@ -38,23 +38,17 @@ export const CLUSTER_ADDON_OUTPUTS: readonly ClusterAddonOutput[] = [
 ];
 
 /** Props of {@link ClusterAddon}: the shared add-on spec plus cdk8s and Cluster API options. */
-export interface ClusterAddonProps {
-  /** Where the chart comes from: `{ repo, name, version? }` or `{ path }`. */
-  readonly chart: ChartSource;
+export interface ClusterAddonProps extends Pick<AddonSpec, "chart" | "namespace" | "valueFiles"> {
   /**
    * Release name, used for rendering and recorded in the ownership annotations; a later
    * Helm/Flux/Argo CD takeover must use the same one.
    * @default - the construct id (never a hashed name)
    */
   readonly releaseName?: string;
-  /** Namespace of the release. @default - "default" */
-  readonly namespace?: string;
   /** Add a Namespace object for the release namespace (kept on takeover). @default - false */
   readonly createNamespace?: boolean;
   /** Chart values. @default - {} */
   readonly values?: Record<string, unknown>;
-  /** YAML values files applied before `values`. @default - none */
-  readonly valueFiles?: readonly string[];
   /** Helm options (`skipCrds` and `disableHooks` affect rendering; the rest is used by HelmChartProxy). @default - see InstallOptions */
   readonly install?: InstallOptions;
   /** Lifecycle strategy: ClusterResourceSet `strategy`, HelmChartProxy `reconcileStrategy`. @default - "ApplyOnce" */
