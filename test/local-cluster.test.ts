@@ -8,6 +8,7 @@ import { after, before, describe, it, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
+import { processExists } from "../core/paths.js";
 import type { ObjectStatus } from "../local-cluster/api.js";
 import {
   findBinary,
@@ -34,12 +35,7 @@ async function startAll(options: LocalClusterOptions[]): Promise<LocalCluster[]>
 }
 
 function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
-  }
+  return !processExists(pid);
 }
 
 /** Polls until `check` returns something other than undefined, or fails after `ms` with `what`. */
