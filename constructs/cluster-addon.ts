@@ -3,15 +3,14 @@
  *
  * @module
  */
-import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { ApiObject, Chart, JsonPatch } from "cdk8s";
 import { Construct, type IConstruct } from "constructs";
-import { parse as parseYaml } from "yaml";
+import { localChartMeta } from "../core/chart.js";
 import { SpecError } from "../core/errors.js";
 import { type HandoffRecord, makeHandoffRecord } from "../core/handoff.js";
+import type { KubeObject } from "../core/objects.js";
 import {
-  type ChartSource,
+  type AddonSpec,
   type InstallOptions,
   type ResolvedSpec,
   type Strategy,
@@ -26,7 +25,6 @@ import {
 } from "./cluster-resource-set.js";
 import { helmChartProxyObject } from "./helm-chart-proxy.js";
 import { CLUSTER_SCOPED_KINDS, HOOKS_POLICIES, type HooksPolicy, prepareObjects } from "./manifest.js";
-import type { KubeObject } from "./objects.js";
 import { renderChart } from "./render.js";
 
 /** What a {@link ClusterAddon} synthesizes to. */
@@ -40,23 +38,17 @@ export const CLUSTER_ADDON_OUTPUTS: readonly ClusterAddonOutput[] = [
 ];
 
 /** Props of {@link ClusterAddon}: the shared add-on spec plus cdk8s and Cluster API options. */
-export interface ClusterAddonProps {
-  /** Where the chart comes from: `{ repo, name, version? }` or `{ path }`. */
-  readonly chart: ChartSource;
+export interface ClusterAddonProps extends Pick<AddonSpec, "chart" | "namespace" | "valueFiles"> {
   /**
    * Release name, used for rendering and recorded in the ownership annotations; a later
    * Helm/Flux/Argo CD takeover must use the same one.
    * @default - the construct id (never a hashed name)
    */
   readonly releaseName?: string;
-  /** Namespace of the release. @default - "default" */
-  readonly namespace?: string;
   /** Add a Namespace object for the release namespace (kept on takeover). @default - false */
   readonly createNamespace?: boolean;
   /** Chart values. @default - {} */
   readonly values?: Record<string, unknown>;
-  /** YAML values files applied before `values`. @default - none */
-  readonly valueFiles?: readonly string[];
   /** Helm options (`skipCrds` and `disableHooks` affect rendering; the rest is used by HelmChartProxy). @default - see InstallOptions */
   readonly install?: InstallOptions;
   /** Lifecycle strategy: ClusterResourceSet `strategy`, HelmChartProxy `reconcileStrategy`. @default - "ApplyOnce" */
@@ -352,14 +344,8 @@ function objectId(i: number, o: KubeObject): string {
 function chartVersionOf(spec: ResolvedSpec, objects: readonly KubeObject[]): string {
   const c = spec.chart;
   if (c.kind !== "path") return c.version ?? "";
-  try {
-    if (statSync(c.path).isDirectory()) {
-      const meta = parseYaml(readFileSync(join(c.path, "Chart.yaml"), "utf8")) as { version?: unknown };
-      if (typeof meta.version === "string") return meta.version;
-    }
-  } catch {
-    // fall through to the rendered labels
-  }
+  const fromChartYaml = localChartMeta(c.path).version;
+  if (fromChartYaml !== undefined) return fromChartYaml;
   for (const o of objects) {
     const label = o.metadata.labels?.["helm.sh/chart"];
     const v = label === undefined ? undefined : /-(v?\d+\.\d+\.\d+.*)$/.exec(label)?.[1];

@@ -6,9 +6,9 @@
  */
 import { stringify } from "yaml";
 import { SpecError } from "../core/errors.js";
+import type { KubeObject } from "../core/objects.js";
 import type { ResolvedSpec } from "../core/spec.js";
 import { isEmptySelector, type LabelSelector } from "./cluster-resource-set.js";
-import type { KubeObject } from "./objects.js";
 
 /** Options of {@link helmChartProxyObject}. */
 export interface HelmChartProxyOptions {

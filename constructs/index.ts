@@ -14,6 +14,22 @@
  *
  * @module
  */
+
+export {
+  type ArgoCdHandoffOptions,
+  argoCdApplicationObject,
+  type FluxHandoffOptions,
+  fluxHandoffObjects,
+  fluxHelmReleaseObject,
+  fluxSourceObject,
+  HELM_CHART_LAYER_MEDIA_TYPE,
+} from "../core/gitops.js";
+export {
+  helmTemplateSync,
+  helmVersionSync,
+  resolveHelmBinary,
+} from "../core/helm/index.js";
+export { describeObject, type KubeMetadata, type KubeObject } from "../core/objects.js";
 export {
   CLUSTER_ADDON_OUTPUTS,
   ClusterAddon,
@@ -33,19 +49,11 @@ export {
 } from "./cluster-resource-set.js";
 export {
   ArgoCdHandoff,
-  type ArgoCdHandoffOptions,
   type ArgoCdHandoffProps,
-  argoCdApplicationObject,
   FluxHandoff,
-  type FluxHandoffOptions,
   type FluxHandoffProps,
-  fluxHandoffObjects,
-  fluxHelmReleaseObject,
-  fluxSourceObject,
-  HELM_CHART_LAYER_MEDIA_TYPE,
 } from "./handoff-objects.js";
 export { type HelmChartProxyOptions, helmChartProxyObject, valuesTemplateOf } from "./helm-chart-proxy.js";
-export { helmInvocationCount, helmTemplateSync, helmVersionSync, resolveHelmBinary } from "./helm-sync.js";
 export {
   CLUSTER_SCOPED_KINDS,
   HELM_MANAGED_BY_LABEL,
@@ -61,6 +69,5 @@ export {
   prepareObjects,
   sortObjects,
 } from "./manifest.js";
-export { describeObject, type KubeMetadata, type KubeObject } from "./objects.js";
 export { differingObjects, type RenderOptions, type RenderResult, renderChart } from "./render.js";
 export { type RenderCacheEntry, renderCacheDir } from "./render-cache.js";

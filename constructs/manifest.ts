@@ -7,8 +7,8 @@
  */
 import { parseAllDocuments } from "yaml";
 import { SpecError } from "../core/errors.js";
+import { describeObject, type KubeObject } from "../core/objects.js";
 import { isPlainObject } from "../core/spec.js";
-import { describeObject, type KubeObject } from "./objects.js";
 
 /**
  * What to do with objects annotated `helm.sh/hook` (chart hooks such as a pre-install Job).

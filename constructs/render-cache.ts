@@ -24,14 +24,14 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join, relative } from "node:path";
+import { exactChartVersion } from "../core/chart.js";
 import { canonicalJson } from "../core/handoff.js";
-import type { TemplateOptions } from "../core/helm.js";
+import type { TemplateOptions } from "../core/helm/index.js";
 import { cacheHome } from "../core/paths.js";
 import type { ResolvedChartSource, ResolvedSpec } from "../core/spec.js";
 
 /** Bump when the entry format or the key's inputs change. */
 const FORMAT = 1;
-const EXACT_VERSION = /^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
 /** One cached render. */
 export interface RenderCacheEntry {
@@ -58,9 +58,9 @@ function sha256(data: string | Buffer): string {
  * A digest of the chart, or `undefined` when the chart cannot be cached: a repository chart
  * without an exact version (a range or "latest" may resolve differently tomorrow).
  */
-export function chartDigest(chart: ResolvedChartSource): string | undefined {
+function chartDigest(chart: ResolvedChartSource): string | undefined {
   if (chart.kind !== "path") {
-    if (chart.version === undefined || !EXACT_VERSION.test(chart.version)) return undefined;
+    if (exactChartVersion(chart.version) === undefined) return undefined;
     return `repo:${sha256(canonicalJson({ kind: chart.kind, repo: chart.repo, name: chart.name, version: chart.version }))}`;
   }
   const st = statSync(chart.path);

@@ -7,10 +7,14 @@
  * @module
  */
 import { parseAllDocuments } from "yaml";
-import type { TemplateOptions } from "../core/helm.js";
+import {
+  helmTemplateSync,
+  helmVersionSync,
+  resolveHelmBinary,
+  type TemplateOptions,
+} from "../core/helm/index.js";
+import { isSecretObject } from "../core/objects.js";
 import type { ResolvedSpec } from "../core/spec.js";
-import { helmTemplateSync, helmVersionSync, resolveHelmBinary } from "./helm-sync.js";
-import { isSecretObject } from "./objects.js";
 import {
   cachedHelmVersion,
   helmIdentity,

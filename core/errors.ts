@@ -1,21 +1,38 @@
 /**
  * Typed errors of helm-handoff, and the classification of helm's stderr into
- * transient / permanent / state failures.
+ * transient / permanent / state failures. Programs tell errors apart by one thing, the `code`
+ * (a closed union, {@link ErrorCode}); the subclasses exist for `instanceof` and carry the
+ * details of their kind. Only transient helm failures, state conflicts and a busy release are
+ * retried (see `isRetryableFailure` in `install.ts`).
  *
  * @module
  */
 
+/** Every code a {@link HelmHandoffError} can carry; stable across versions. */
+export type ErrorCode =
+  | "SPEC_INVALID"
+  | "HELM_NOT_FOUND"
+  | "HELM_VERSION_UNSUPPORTED"
+  | "HELM_TRANSIENT"
+  | "HELM_PERMANENT"
+  | "HELM_STATE"
+  | "HELM_CALL_NOT_ALLOWED"
+  | "RELEASE_BUSY"
+  | "RELEASE_STATE_UNSUPPORTED"
+  | "CREDENTIALS_REJECTED"
+  | "DEADLINE_EXCEEDED";
+
 /** Base class of every error thrown by helm-handoff. `code` is stable and meant for programs. */
 export class HelmHandoffError extends Error {
   /** A stable, machine-readable error code, e.g. `"SPEC_INVALID"`. */
-  public readonly code: string;
+  public readonly code: ErrorCode;
 
   /**
    * @param code - stable error code
    * @param message - human-readable message (must already be redacted)
    * @param options - standard error options (`cause`)
    */
-  public constructor(code: string, message: string, options?: ErrorOptions) {
+  public constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
@@ -40,8 +57,9 @@ export class SpecError extends HelmHandoffError {
   }
 }
 
-/** Where the project's toolchain script puts helm. */
-export const TOOLCHAIN_COMMAND = "npm run toolchain";
+/** What a user does about a missing or old helm. */
+const INSTALL_HELM =
+  "install helm v4 (https://helm.sh/docs/intro/install/) and put it on PATH, or set HELM_HANDOFF_HELM to its path";
 
 /** helm could not be found or started. */
 export class HelmNotFoundError extends HelmHandoffError {
@@ -54,9 +72,7 @@ export class HelmNotFoundError extends HelmHandoffError {
   public constructor(searched: readonly string[], options?: ErrorOptions) {
     super(
       "HELM_NOT_FOUND",
-      `helm was not found (looked for ${searched.join(", ")}). helm-handoff needs helm v4: ` +
-        `run "${TOOLCHAIN_COMMAND}" to build the project's toolchain, install it from ` +
-        "https://helm.sh/docs/intro/install/, or pass the helmBinary option.",
+      `helm was not found (looked for ${searched.join(", ")}). helm-handoff needs helm v4: ${INSTALL_HELM} (or pass the helmBinary option).`,
       options,
     );
     this.searched = searched;
@@ -75,8 +91,7 @@ export class HelmVersionError extends HelmHandoffError {
   public constructor(binary: string, found: string, options?: ErrorOptions) {
     super(
       "HELM_VERSION_UNSUPPORTED",
-      `helm ${found} found at ${binary}, but helm-handoff needs helm v4 (v4.0.0 or later): ` +
-        `run "${TOOLCHAIN_COMMAND}" or install it from https://helm.sh/docs/intro/install/.`,
+      `helm ${found} found at ${binary}, but helm-handoff needs helm v4 (v4.0.0 or later): ${INSTALL_HELM}.`,
       options,
     );
     this.found = found;
@@ -139,7 +154,7 @@ export class HelmError extends HelmHandoffError {
    * @param options - `cause`: the original (execa) error
    */
   public constructor(details: HelmErrorDetails, options?: ErrorOptions) {
-    super(`HELM_${details.kind.toUpperCase()}`, formatHelmMessage(details), options);
+    super(HELM_CODES[details.kind], formatHelmMessage(details), options);
     this.kind = details.kind;
     this.reason = details.reason;
     this.command = details.command;
@@ -149,6 +164,12 @@ export class HelmError extends HelmHandoffError {
     this.canceled = details.canceled ?? false;
   }
 }
+
+const HELM_CODES = {
+  transient: "HELM_TRANSIENT",
+  permanent: "HELM_PERMANENT",
+  state: "HELM_STATE",
+} as const satisfies Record<HelmFailureKind, ErrorCode>;
 
 /** A helm failure worth retrying (see {@link HelmFailureKind}). */
 export class TransientHelmError extends HelmError {}
@@ -241,6 +262,44 @@ export class DeadlineExceededError extends HelmHandoffError {
 function firstLine(s: string): string {
   const line = s.split("\n", 1)[0] ?? "";
   return line.length > 300 ? `${line.slice(0, 297)}...` : line;
+}
+
+/**
+ * The release is being changed by another operation: helm reports it `pending-install`,
+ * `pending-upgrade`, `pending-rollback` or `uninstalling` since less than one attempt timeout, or
+ * it kept changing state while being recovered. Retried with backoff: the other operation
+ * finishes, or the state goes stale and is recovered.
+ */
+export class ReleaseBusyError extends HelmHandoffError {
+  /** `namespace/name` of the release. */
+  public readonly release: string;
+
+  /**
+   * @param release - `namespace/name` of the release
+   * @param detail - what makes it busy, e.g. `release is pending-upgrade since …`
+   */
+  public constructor(release: string, detail: string, options?: ErrorOptions) {
+    super("RELEASE_BUSY", `${release}: ${detail}`, options);
+    this.release = release;
+  }
+}
+
+/**
+ * A helm command that the strategy table (`core/lifecycle/strategy.ts`) does not allow at this
+ * step was about to run, e.g. an upgrade of an ApplyOnce release after handoff. A bug guard: it
+ * is thrown before helm starts.
+ */
+export class HelmCallNotAllowedError extends HelmHandoffError {
+  /**
+   * @param call - the runner method, e.g. `"upgrade"`
+   * @param context - the strategy and step, e.g. `"ApplyOnce update"`
+   */
+  public constructor(call: string, context: string) {
+    super(
+      "HELM_CALL_NOT_ALLOWED",
+      `helm ${call} is not allowed at ${context} (see the strategy table in core/lifecycle/strategy.ts); no helm process was started`,
+    );
+  }
 }
 
 /** The API server rejected the kubeconfig's credentials (401/403). Not retried. */

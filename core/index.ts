@@ -1,6 +1,9 @@
 /**
- * helm-handoff core: the add-on spec, the helm runner, retries, cluster identity, readiness and
- * the install lifecycle shared by the Pulumi and cdk8s front ends.
+ * `helm-handoff`: the shared core a program needs beside the front ends: the add-on spec and its
+ * validation, the typed errors, the handoff record, the helm runner, the install lifecycle
+ * (`ensureRelease`, `removeRelease`) and its strategy table, readiness and cluster identity.
+ * Only what a user calls or names is exported here; the code of the package imports the core's
+ * modules directly, so nothing internal has to be exported to be shared.
  *
  * @module
  */
@@ -10,6 +13,8 @@ export {
   CredentialsRejectedError,
   classifyHelmFailure,
   DeadlineExceededError,
+  type ErrorCode,
+  HelmCallNotAllowedError,
   HelmError,
   type HelmErrorDetails,
   type HelmFailureClass,
@@ -18,13 +23,12 @@ export {
   HelmNotFoundError,
   HelmVersionError,
   PermanentHelmError,
+  ReleaseBusyError,
   ReleaseStateError,
   SpecError,
   TransientHelmError,
 } from "./errors.js";
 export {
-  canonicalJson,
-  digestOf,
   type HandoffChartSource,
   type HandoffRecord,
   type HandoffRecordInput,
@@ -32,6 +36,8 @@ export {
   valuesDigest,
 } from "./handoff.js";
 export {
+  type HelmCallName,
+  type HelmCallPolicy,
   HelmRunner,
   type HelmRunnerOptions,
   type InstallCallOptions,
@@ -41,7 +47,7 @@ export {
   type RollbackOptions,
   type TemplateOptions,
   type UninstallOptions,
-} from "./helm.js";
+} from "./helm/index.js";
 export {
   type ClusterIdentity,
   type ClusterIdentityOptions,
@@ -59,20 +65,27 @@ export {
   removeRelease,
 } from "./install.js";
 export {
+  type ClassifyOptions,
+  classifyRelease,
+  type ObservedRelease,
+  type ReleaseComparison,
+  type ReleaseState,
+} from "./lifecycle/state.js";
+export {
+  allowedHelmCalls,
+  type LifecycleStep,
+  STRATEGY_TABLE,
+  type StepCalls,
+  type StrategyRules,
+} from "./lifecycle/strategy.js";
+export type { DesiredRelease, UpgradeReason } from "./lifecycle/upgrade.js";
+export {
   type ApiServerReady,
   type ApiServerWaitInfo,
   type WaitForApiServerOptions,
   waitForApiServer,
 } from "./readiness.js";
-export { REDACTED, Redactor } from "./redact.js";
-export { backoffDelay, type RetryInfo, type RetryOptions, retry } from "./retry.js";
 export { Semaphore } from "./semaphore.js";
-/** An {@link AddonSpec} as plain input (durations as `"5m"` or seconds are accepted): same type. */
-export type {
-  AddonSpec as AddonSpecInput,
-  InstallOptions as InstallOptionsInput,
-  RetryPolicy as RetryPolicyInput,
-} from "./spec.js";
 export {
   type AddonSpec,
   type ChartSource,
@@ -89,7 +102,5 @@ export {
   type RetryPolicy,
   STRATEGIES,
   type Strategy,
-  validateKnownFields,
   validateSpec,
 } from "./spec.js";
-export { mergeValues, readValueFiles } from "./values.js";

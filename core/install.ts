@@ -9,24 +9,27 @@
  *     `helm rollback` to the newest such revision, then continue (Reconcile may then upgrade);
  *   - otherwise (never deployed): `helm uninstall`, then install.
  * - the same `pending-*` states younger than the attempt timeout: another helm may still be
- *   working on it; this is a transient failure, retried with backoff until it finishes or goes stale.
+ *   working on it; a `ReleaseBusyError`, retried with backoff until it finishes or goes stale.
+ *
+ * The states are those of `classifyRelease` (`lifecycle/state.ts`); whether a deployed release is
+ * compared and upgraded is the strategy table's (`lifecycle/strategy.ts`) and the comparison is
+ * `needsUpgrade` (`lifecycle/upgrade.ts`), the rule the Pulumi provider's diff uses too.
  *
  * A failed install attempt uninstalls its partial release before the next attempt or before giving
  * up, so a failed create leaves nothing installed.
  *
  * @module
  */
-import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { Duration } from "./duration.js";
-import { DeadlineExceededError, HelmError, HelmHandoffError, TransientHelmError } from "./errors.js";
+import { DeadlineExceededError, HelmError, HelmHandoffError, ReleaseBusyError } from "./errors.js";
 import { valuesDigest } from "./handoff.js";
-import type { HelmRunner, ReleaseInfo, ReleaseRevision } from "./helm.js";
+import type { HelmRunner, ReleaseInfo, ReleaseRevision } from "./helm/index.js";
+import { classifyRelease } from "./lifecycle/state.js";
+import { type LifecycleStep, mayCall } from "./lifecycle/strategy.js";
+import { desiredRelease } from "./lifecycle/upgrade.js";
 import { waitForApiServer } from "./readiness.js";
 import { retry } from "./retry.js";
 import type { ResolvedSpec } from "./spec.js";
-import { mergeValues, readValueFiles } from "./values.js";
 
 /** Phases reported by {@link ensureRelease} and {@link removeRelease}. */
 export type InstallPhase =
@@ -82,10 +85,12 @@ export interface EnsureReleaseResult {
   readonly action: EnsureAction;
 }
 
-const PENDING = new Set(["pending-install", "pending-upgrade", "pending-rollback", "uninstalling"]);
-
-/** Whether the lifecycle retries `error`: transient helm failures and release-state conflicts (re-evaluated next attempt). */
+/**
+ * Whether the lifecycle retries `error`: transient helm failures, release-state conflicts and a
+ * busy release (all re-evaluated at the next attempt). Anything else fails at once.
+ */
 export function isRetryableFailure(error: unknown): boolean {
+  if (error instanceof ReleaseBusyError) return true;
   return (
     error instanceof HelmError && !error.canceled && (error.kind === "transient" || error.kind === "state")
   );
@@ -207,60 +212,64 @@ async function attempt(
       report({ phase: "adopting", attempt: n, message: `release ${where} already exists: looking at it` });
     }
   }
-  // a recovery changes the state; look again (bounded, so a flapping release cannot spin here)
-  for (let step = 0; step < 3; step++) {
+  // Observe, then act (core/lifecycle/state.ts); a recovery changes the state, so look again
+  // (bounded, so a flapping release cannot spin here).
+  const step: LifecycleStep = installFirst ? "create" : "update";
+  const mayUpgrade = mayCall(spec.strategy, step, "upgrade");
+  for (let look = 0; look < 3; look++) {
     const current = await runner.status(spec.releaseName, spec.namespace);
-    if (current === undefined || current.status === "uninstalled") {
-      return install(runner, spec, n, report);
-    }
-    if (current.status === "deployed") {
-      if (spec.strategy === "ApplyOnce") {
+    const compare =
+      mayUpgrade && current?.status === "deployed"
+        ? {
+            desired: desiredRelease(spec),
+            liveValuesDigest: valuesDigest(await runner.getValues(spec.releaseName, spec.namespace)),
+          }
+        : undefined;
+    const state = classifyRelease(current, {
+      now: Date.now(),
+      staleAfter: spec.install.timeout,
+      ...(compare !== undefined ? { compare } : {}),
+    });
+    switch (state.kind) {
+      case "absent":
+        return install(runner, spec, n, report);
+      case "deployed":
         report({
           phase: "adopting",
           attempt: n,
-          message: `release ${where} is deployed (revision ${current.revision}): adopting it, no upgrade`,
+          message: mayUpgrade
+            ? `release ${where} is up to date (revision ${state.release.revision})`
+            : `release ${where} is deployed (revision ${state.release.revision}): adopting it, no upgrade`,
         });
-        return { release: current, action: step === 0 ? "adopted" : "unchanged" };
-      }
-      const why = await differences(runner, spec, current);
-      if (why.length === 0) {
+        return { release: state.release, action: look === 0 ? "adopted" : "unchanged" };
+      case "out-of-sync": {
         report({
-          phase: "adopting",
+          phase: "upgrading",
           attempt: n,
-          message: `release ${where} is up to date (revision ${current.revision})`,
+          message: `upgrading ${where}: ${state.reasons.join(", ")} differ`,
         });
-        return { release: current, action: step === 0 ? "adopted" : "unchanged" };
+        return { release: await runner.upgrade(spec), action: "upgraded" };
       }
-      report({ phase: "upgrading", attempt: n, message: `upgrading ${where}: ${why.join(", ")} differ` });
-      const release = await runner.upgrade(spec);
-      return { release, action: "upgraded" };
+      case "pending":
+        if (!state.stale) {
+          throw new ReleaseBusyError(
+            where,
+            `release is ${state.release.status} since ${state.release.lastDeployed}; waiting for the other operation to finish or to go stale (after ${spec.install.timeout})`,
+          );
+        }
+        await recover(runner, spec, state.release, n, report);
+        continue;
+      case "failed":
+        await recover(runner, spec, state.release, n, report);
+        continue;
+      case "unsupported":
+        throw new HelmHandoffError(
+          "RELEASE_STATE_UNSUPPORTED",
+          `release ${where} is in state "${state.release.status}" (revision ${state.release.revision}), which helm-handoff does not recover automatically: inspect it with "helm history ${spec.releaseName} -n ${spec.namespace}"`,
+        );
     }
-    if (current.status === "failed" || PENDING.has(current.status)) {
-      const age = Date.now() - Date.parse(current.lastDeployed);
-      if (current.status !== "failed" && !(age > spec.install.timeout.toMilliseconds())) {
-        throw new TransientHelmError({
-          kind: "transient",
-          reason: `release is ${current.status} since ${current.lastDeployed}; waiting for the other operation to finish or to go stale (after ${spec.install.timeout})`,
-          command: ["helm", "status", spec.releaseName, "--namespace", spec.namespace],
-          exitCode: undefined,
-          stderr: "",
-        });
-      }
-      await recover(runner, spec, current, n, report);
-      continue;
-    }
-    throw new HelmHandoffError(
-      "RELEASE_STATE_UNSUPPORTED",
-      `release ${where} is in state "${current.status}" (revision ${current.revision}), which helm-handoff does not recover automatically: inspect it with "helm history ${spec.releaseName} -n ${spec.namespace}"`,
-    );
   }
-  throw new TransientHelmError({
-    kind: "transient",
-    reason: `release ${where} kept changing state during recovery`,
-    command: ["helm", "status", spec.releaseName, "--namespace", spec.namespace],
-    exitCode: undefined,
-    stderr: "",
-  });
+  throw new ReleaseBusyError(where, "the release kept changing state during recovery");
 }
 
 async function install(
@@ -351,52 +360,6 @@ function lastGood(history: readonly ReleaseRevision[], current: number): Release
   return [...history]
     .filter((r) => r.revision !== current && (r.status === "deployed" || r.status === "superseded"))
     .sort((a, b) => b.revision - a.revision)[0];
-}
-
-/** What differs between the spec and a deployed release (Reconcile): chart name, exact version, values. */
-async function differences(runner: HelmRunner, spec: ResolvedSpec, current: ReleaseInfo): Promise<string[]> {
-  const why: string[] = [];
-  const want = desiredChart(spec);
-  if (want.name !== undefined && want.name !== current.chartName) why.push("chart");
-  if (want.version !== undefined && want.version !== current.chartVersion) why.push("chart version");
-  const live = await runner.getValues(spec.releaseName, spec.namespace);
-  if (valuesDigest(live) !== valuesDigest(desiredValues(spec))) why.push("values");
-  return why;
-}
-
-const EXACT_SEMVER = /^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
-
-/**
- * The chart name and exact version the spec asks for. A version range cannot be compared without
- * asking the repository, so a range only triggers an upgrade through a name or values change.
- */
-function desiredChart(spec: ResolvedSpec): { name: string | undefined; version: string | undefined } {
-  const c = spec.chart;
-  if (c.kind !== "path") {
-    return {
-      name: c.name,
-      version:
-        c.version !== undefined && EXACT_SEMVER.test(c.version) ? c.version.replace(/^v/, "") : undefined,
-    };
-  }
-  try {
-    if (!statSync(c.path).isDirectory()) return { name: undefined, version: undefined };
-    const meta = parseYaml(readFileSync(join(c.path, "Chart.yaml"), "utf8")) as {
-      name?: unknown;
-      version?: unknown;
-    };
-    return {
-      name: typeof meta.name === "string" ? meta.name : undefined,
-      version: typeof meta.version === "string" ? meta.version : undefined,
-    };
-  } catch {
-    return { name: undefined, version: undefined };
-  }
-}
-
-/** The values helm would record as user-supplied: value files merged in order, then `values`. */
-export function desiredValues(spec: ResolvedSpec): Record<string, unknown> {
-  return mergeValues(readValueFiles(spec.valueFiles), spec.values);
 }
 
 /** Options of {@link removeRelease}. */

@@ -1,12 +1,13 @@
 /**
- * Where helm-handoff keeps things on disk, and the executable check every binary lookup uses.
- * Shared by the helm runners (async and sync) and the local clusters.
+ * Where helm-handoff keeps things on disk, the executable check and the PATH scan every binary
+ * lookup uses, and the one "is this process still alive" check (temp-dir sweeps, stack locks,
+ * local-cluster guards). Shared by the helm runners (async and sync) and the local clusters.
  *
  * @module
  */
 import { accessSync, constants } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 
 /**
  * The cache home: `$XDG_CACHE_HOME`, else `$HOME/.cache`.
@@ -18,7 +19,7 @@ export function cacheHome(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * The directory where `npm run toolchain` (scripts/toolchain.sh) links helm and the test binaries:
+ * The directory where this repository's toolchain script (scripts/toolchain.sh) links helm and the test binaries:
  * `${XDG_CACHE_HOME:-$HOME/.cache}/helm-handoff/toolchain/bin`.
  *
  * @param env - the environment to read `XDG_CACHE_HOME` and `HOME` from.
@@ -34,5 +35,31 @@ export function isExecutable(path: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * The first executable called `name` in the directories of `PATH`, or `undefined`.
+ *
+ * @param name - the executable's file name, e.g. `helm`.
+ * @param env - the environment to read `PATH` from.
+ */
+export function findOnPath(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (dir === "") continue;
+    const candidate = join(dir, name);
+    if (isExecutable(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** Whether a process with this pid exists (signal 0; a process of another user counts as alive). */
+export function processExists(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }

@@ -1,3 +1,10 @@
+/**
+ * A minimal HTTP(S) client for a local cluster's API server (client-certificate TLS, JSON
+ * bodies), used to wait for readiness and to create the objects a cluster with workloads needs,
+ * without @kubernetes/client-node.
+ *
+ * @module
+ */
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 
@@ -80,8 +87,8 @@ export function sendRequest(url: string, options: RequestOptions = {}): Promise<
   });
 }
 
-/** The parts of a Kubernetes object this module reads. */
-export interface KubeObject {
+/** The parts of a Kubernetes object the local cluster reads (metadata, status, spec); not the `KubeObject` of `helm-handoff/cdk8s`. */
+export interface ObjectStatus {
   /** Object metadata. */
   readonly metadata?: { readonly name?: string; readonly uid?: string };
   /** Object status (shape depends on the kind). */

@@ -1,7 +1,14 @@
+/**
+ * Where the local cluster's binaries come from: `PATH` first, then the project toolchain's bin dir
+ * (the same lookup as helm's, `core/paths.ts`), the kwok stage files beside kwok, and the
+ * dynamic-provider plugin directory of the installed `@pulumi/pulumi`.
+ *
+ * @module
+ */
 import { existsSync, readdirSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
-import { delimiter, dirname, join } from "node:path";
-import { cacheHome, isExecutable, toolchainBinDir } from "../core/paths.js";
+import { dirname, join } from "node:path";
+import { cacheHome, findOnPath, isExecutable, toolchainBinDir } from "../core/paths.js";
 
 export { toolchainBinDir };
 
@@ -32,12 +39,10 @@ export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
  * @throws Error naming the binary and `npm run toolchain` when it is found nowhere.
  */
 export function findBinary(name: string, env: NodeJS.ProcessEnv = process.env): string {
-  const dirs = (env.PATH ?? "").split(delimiter).filter((dir) => dir !== "");
+  const onPath = findOnPath(name, env);
+  if (onPath !== undefined) return onPath;
   const toolchain = toolchainBinDir(env);
-  for (const dir of [...dirs, toolchain]) {
-    const candidate = join(dir, name);
-    if (isExecutable(candidate)) return candidate;
-  }
+  if (isExecutable(join(toolchain, name))) return join(toolchain, name);
   throw new Error(
     `${name} was not found on PATH nor in ${toolchain}; run \`npm run toolchain\` to build the test toolchain`,
   );

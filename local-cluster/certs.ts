@@ -1,3 +1,10 @@
+/**
+ * The PKI of a local cluster, made with `openssl`: a CA, the API server's serving certificate
+ * (loopback and the `kubernetes` Service IP), the admin client certificate and the service-
+ * account key pair, all in the cluster's private temp dir.
+ *
+ * @module
+ */
 import { execFile } from "node:child_process";
 import { createHash, X509Certificate } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";

@@ -20,6 +20,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { processExists } from "../core/paths.js";
 import { cacheDir } from "./binaries.js";
 import { startLocalCluster } from "./cluster.js";
 import { isSameProcess, type ProcessIdentity, processIdentity } from "./process-identity.js";
@@ -55,16 +56,6 @@ function readState(name: string): State | undefined {
 /** Whether the recorded `up` process still runs: its pid is alive and still the same process. */
 function running(state: State): boolean {
   return isSameProcess(state.pid, state.process);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: it runs, as another user
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** Fails when a cluster of that name is running; forgets a stale state file. */
@@ -141,7 +132,7 @@ async function down(name: string): Promise<void> {
   const state = readState(name);
   if (!state || !running(state)) {
     rmSync(statePath(name), { force: true });
-    const reused = state !== undefined && alive(state.pid);
+    const reused = state !== undefined && processExists(state.pid);
     const other = reused ? ` (pid ${state.pid} is another process now: left alone)` : "";
     process.stderr.write(`local cluster "${name}" is not running${other}\n`);
     return;

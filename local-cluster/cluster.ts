@@ -1,8 +1,16 @@
+/**
+ * `startLocalCluster`: a real etcd and kube-apiserver on loopback ports (and, with `workloads:
+ * true`, kube-controller-manager, kube-scheduler and kwok with one fake node), started in a
+ * private temp dir under a guard process that kills every daemon when the parent dies; `stop()`
+ * removes everything.
+ *
+ * @module
+ */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type ApiResponse, type KubeObject, sendRequest, type TlsCredentials } from "./api.js";
+import { type ApiResponse, type ObjectStatus, sendRequest, type TlsCredentials } from "./api.js";
 import { findBinary, kwokStageFiles } from "./binaries.js";
 import { type ClusterPki, generatePki } from "./certs.js";
 import { apiServerArgs, controllerManagerArgs, etcdArgs, etcdUrl, kwokArgs, schedulerArgs } from "./flags.js";
@@ -42,7 +50,7 @@ export interface LocalClusterOptions {
 }
 
 /** What identifies one cluster: a recreated cluster has a new kube-system UID and a new CA. */
-export interface ClusterIdentity {
+export interface LocalClusterIdentity {
   /** UID of the kube-system namespace. */
   readonly uid: string;
   /** sha256 of the CA certificate's DER encoding, lowercase hex without colons. */
@@ -78,13 +86,13 @@ export interface LocalCluster {
    * @throws Error `local cluster "NAME" is not ready yet: await cluster.ready first` before {@link ready}
    * has resolved.
    */
-  readonly identity: ClusterIdentity;
+  readonly identity: LocalClusterIdentity;
   /**
    * Resolves with the identity once the API server answers `/readyz` (and, with workloads, the node is
    * Ready); already resolved when `apiServerDelay` is 0. Rejects when the start fails or {@link stop} is
    * called first; call {@link stop} afterwards in any case.
    */
-  readonly ready: Promise<ClusterIdentity>;
+  readonly ready: Promise<LocalClusterIdentity>;
   /** The processes running now, the guard first. */
   processes(): ClusterProcess[];
   /**
@@ -198,11 +206,11 @@ class Cluster implements LocalCluster {
   readonly logDir: string;
   readonly kubeconfigPath: string;
   readonly nodeName: string | undefined;
-  readonly ready: Promise<ClusterIdentity>;
+  readonly ready: Promise<LocalClusterIdentity>;
   #kubeconfig = "";
   #port: number;
   #etcdUrl = "";
-  #identity: ClusterIdentity | undefined;
+  #identity: LocalClusterIdentity | undefined;
   #stopping: Promise<void> | undefined;
   #apiServerStarting = false;
   readonly #binaries: Binaries;
@@ -245,7 +253,7 @@ class Cluster implements LocalCluster {
     return `https://127.0.0.1:${this.#port}`;
   }
 
-  get identity(): ClusterIdentity {
+  get identity(): LocalClusterIdentity {
     if (this.#identity === undefined) throw this.#notReady();
     return this.#identity;
   }
@@ -299,7 +307,7 @@ class Cluster implements LocalCluster {
     await this.#guard.close();
   }
 
-  async #bringUp(delayMs: number): Promise<ClusterIdentity> {
+  async #bringUp(delayMs: number): Promise<LocalClusterIdentity> {
     const start = Date.now();
     const deadline = start + delayMs + this.#timeoutMs;
     await this.#startEtcd(deadline);
@@ -309,7 +317,7 @@ class Cluster implements LocalCluster {
     await this.#startApiServer(deadline, delayMs === 0);
     const uid = await this.#wait("the kube-system namespace", deadline, ["kube-apiserver"], async () => {
       const res = await this.request("GET", "/api/v1/namespaces/kube-system");
-      return res.ok ? res.json<KubeObject>().metadata?.uid : undefined;
+      return res.ok ? res.json<ObjectStatus>().metadata?.uid : undefined;
     });
     if (this.#binaries.workloads) await this.#startWorkloads(this.#binaries.workloads, deadline);
     this.#identity = { uid, caFingerprint: this.#pki.caFingerprint };

@@ -1,7 +1,8 @@
 /**
- * Command lines of the local cluster's daemons: etcd (TLS on its client and peer URLs, client
- * certificates from the cluster's CA required), kube-apiserver (envtest style, talking to etcd
- * with its own client certificate), kube-controller-manager, kube-scheduler and kwok.
+ * The command-line flags of each local-cluster daemon, as pure functions of the ports, paths and
+ * PKI, so a flag is written once: etcd (TLS on its client and peer URLs, client certificates from
+ * the cluster's CA required), kube-apiserver (envtest style, talking to etcd with its own client
+ * certificate), kube-controller-manager, kube-scheduler and kwok.
  *
  * @module
  */

@@ -16,6 +16,6 @@
  */
 export { ApiResponse } from "./api.js";
 export { cacheDir, findBinary, pulumiNodejsPluginDir, toolchainBinDir } from "./binaries.js";
-export type { ClusterIdentity, ClusterProcess, LocalCluster, LocalClusterOptions } from "./cluster.js";
+export type { ClusterProcess, LocalCluster, LocalClusterIdentity, LocalClusterOptions } from "./cluster.js";
 export { startLocalCluster } from "./cluster.js";
 export { KWOK_NODE_NAME } from "./workloads.js";

@@ -1,3 +1,9 @@
+/**
+ * The kubeconfig of a local cluster (admin client certificate, inline CA) and the 0600 file
+ * writer used for it and for the other secrets of the cluster dir.
+ *
+ * @module
+ */
 import { chmodSync, writeFileSync } from "node:fs";
 import { stringify } from "yaml";
 import type { TlsCredentials } from "./api.js";

@@ -1,3 +1,9 @@
+/**
+ * Free loopback ports for the local-cluster daemons: never the same port twice in one process,
+ * and a way to tell from a daemon's log that it lost a race for its port.
+ *
+ * @module
+ */
 import { createServer } from "node:net";
 
 /** Ports already handed out by this process, so that two clusters started at once never share one. */

@@ -1,3 +1,10 @@
+/**
+ * The daemons of a local cluster as child processes: `Daemon` (start, log to a file, stop with
+ * SIGTERM then SIGKILL, exit status) and `Guard`, a detached watchdog that kills every daemon
+ * when the process that started them dies, even by SIGKILL.
+ *
+ * @module
+ */
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
 import { Socket } from "node:net";

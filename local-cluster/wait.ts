@@ -1,3 +1,9 @@
+/**
+ * `waitUntil`: polls a check until it yields a value, failing with the last reason (and the
+ * daemon's log tail) when the deadline passes or a daemon it depends on exits.
+ *
+ * @module
+ */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Daemon } from "./processes.js";
 

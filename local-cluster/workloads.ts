@@ -1,4 +1,10 @@
-import type { ApiResponse, KubeObject } from "./api.js";
+/**
+ * The objects a local cluster with `workloads: true` needs before Deployments and DaemonSets
+ * become Ready: the kwok fake node, its schedulability, and the default service account.
+ *
+ * @module
+ */
+import type { ApiResponse, ObjectStatus } from "./api.js";
 
 /** Name of the fake node kwok manages in a cluster started with `workloads: true`. */
 export const KWOK_NODE_NAME = "kwok-node-0";
@@ -41,7 +47,7 @@ export async function createNode(send: Send, name: string): Promise<true | undef
 export async function nodeSchedulable(send: Send, name: string): Promise<true | undefined> {
   const res = await send("GET", `/api/v1/nodes/${name}`);
   if (!res.ok) throw new Error(`GET node ${name} answered ${res.status}`);
-  const node = res.json<KubeObject>();
+  const node = res.json<ObjectStatus>();
   const ready = node.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
   const blocked = (node.spec?.taints ?? []).some(
     (t) => t.key === "node.kubernetes.io/not-ready" || t.key === "node.kubernetes.io/unreachable",

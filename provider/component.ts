@@ -5,21 +5,20 @@
  * @module
  */
 import * as pulumi from "@pulumi/pulumi";
+import { digestOf, type HandoffRecord } from "../core/handoff.js";
+import { clusterIdentityFromKubeconfig } from "../core/identity.js";
+import { STRATEGY_TABLE } from "../core/lifecycle/strategy.js";
 import {
   type ChartSource,
-  clusterIdentityFromKubeconfig,
-  digestOf,
-  type HandoffRecord,
-  type InstallOptionsInput,
-  mergeValues,
-  type RetryPolicyInput,
-  readValueFiles,
+  type InstallOptions,
+  isPlainObject,
+  type RetryPolicy,
   type Strategy,
   validateKnownFields,
-} from "../core/index.js";
-import { isPlainObject } from "../core/spec.js";
+} from "../core/spec.js";
+import { mergeValues, readValueFiles } from "../core/values.js";
 import { AddonRelease } from "./resource.js";
-import { APPLY_ONCE_IGNORED_KEYS, type ReleaseStatus, SECRET_KEYS, type StoredSpec } from "./state.js";
+import { type ReleaseStatus, SECRET_KEYS, type StoredSpec } from "./state.js";
 
 /** Arguments of {@link ClusterAddon}. The chart, values and options are the shared add-on spec of `helm-handoff`. */
 export interface ClusterAddonArgs {
@@ -62,12 +61,12 @@ export interface ClusterAddonArgs {
    * Install options (wait, waitForJobs, per-attempt timeout, skipCrds, disableHooks, description).
    * @default - wait for resources to be ready, 5 minute attempts
    */
-  readonly install?: InstallOptionsInput;
+  readonly install?: InstallOptions;
   /**
    * Retry policy of the first install: overall deadline and backoff bounds.
    * @default - 15 minute deadline, backoff 2s to 30s
    */
-  readonly retry?: RetryPolicyInput;
+  readonly retry?: RetryPolicy;
   /**
    * `ApplyOnce`: install once, then never touch the release again (no upgrade, no drift
    * correction, no uninstall). `Reconcile`: upgrade on change, revert drift, uninstall on delete.
@@ -146,11 +145,10 @@ export class ClusterAddon extends pulumi.ComponentResource {
       {
         parent: this,
         additionalSecretOutputs: [...SECRET_KEYS],
-        // ApplyOnce is enforced by the engine first: spec inputs are frozen and
-        // delete is skipped. The identity, strategy and provider stay compared.
-        ...(strategy === "ApplyOnce"
-          ? { ignoreChanges: [...APPLY_ONCE_IGNORED_KEYS], retainOnDelete: true }
-          : { deleteBeforeReplace: false }),
+        // The strategy table (core/lifecycle/strategy.ts) is enforced by the engine first:
+        // ApplyOnce's spec inputs are frozen and delete is skipped. The identity, strategy and
+        // provider stay compared.
+        ...engineOptions(strategy),
       },
     );
     this.status = release.status;
@@ -158,6 +156,14 @@ export class ClusterAddon extends pulumi.ComponentResource {
     this.handoff = release.handoff;
     this.registerOutputs({ status: this.status, clusterId: this.clusterId, handoff: this.handoff });
   }
+}
+
+/** The engine's options for the release, from the strategy table. */
+function engineOptions(strategy: Strategy): pulumi.CustomResourceOptions {
+  const rules = STRATEGY_TABLE[strategy];
+  return rules.retainOnDelete || rules.frozenInputs.length > 0
+    ? { ignoreChanges: [...rules.frozenInputs], retainOnDelete: rules.retainOnDelete }
+    : { deleteBeforeReplace: false };
 }
 
 function withoutPassword(c: Extract<ChartSource, { readonly repo: string }>): StoredSpec["chart"] {

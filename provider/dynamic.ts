@@ -5,8 +5,10 @@
  * Contract kept here (Pulumi's dynamic providers):
  * - a failed create leaves nothing installed and throws (nothing is recorded);
  * - a failed delete throws, so the release is still recorded as existing;
- * - ApplyOnce never calls helm after the first success: diff reports no change,
- *   update and delete are no-ops, read returns the state as it is.
+ * - which helm calls each step may make is the strategy table's (`core/lifecycle/strategy.ts`):
+ *   every runner made here is limited to the calls the table allows for its strategy and step,
+ *   so ApplyOnce never calls helm after the first success: diff reports no change, update and
+ *   delete are no-ops, read returns the state as it is.
  *
  * Progress goes to stderr as plain lines: the engine passes those through to
  * `pulumi up`'s output, structured `pulumi.log` does not flow from here.
@@ -22,21 +24,16 @@
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { ReleaseInfo } from "../core/index.js";
-import {
-  type AddonSpec,
-  DeadlineExceededError,
-  Duration,
-  ensureRelease,
-  HelmRunner,
-  makeHandoffRecord,
-  removeRelease,
-  Semaphore,
-  SpecError,
-  validateSpec,
-  valuesDigest,
-  waitForApiServer,
-} from "../core/index.js";
+import { Duration } from "../core/duration.js";
+import { DeadlineExceededError, SpecError } from "../core/errors.js";
+import { makeHandoffRecord, valuesDigest } from "../core/handoff.js";
+import { HelmRunner, type ReleaseInfo } from "../core/helm/index.js";
+import { ensureRelease, removeRelease } from "../core/install.js";
+import { helmPolicy, type LifecycleStep, mayCallHelm } from "../core/lifecycle/strategy.js";
+import { desiredRelease, needsUpgrade } from "../core/lifecycle/upgrade.js";
+import { waitForApiServer } from "../core/readiness.js";
+import { Semaphore } from "../core/semaphore.js";
+import { type AddonSpec, validateSpec } from "../core/spec.js";
 import { progressLine } from "./progress.js";
 import { type ReleaseInputs, type ReleaseOutputs, type ReleaseStatus, releaseId } from "./state.js";
 
@@ -92,19 +89,30 @@ export async function diff(_id: string, olds: Outputs, news: Inputs): Promise<pu
     // Reconcile -> ApplyOnce records the handoff (no helm call); anything else is a no-op.
     return strategyChanged ? { changes: true, replaces: [] } : { changes: false };
   }
-  // Reconcile: compare the desired spec with what the release runs (after refresh: live values).
-  const desired = toSpec(news);
+  // Reconcile: compare the desired spec with what the release runs (after refresh: live values),
+  // by the same rule ensureRelease upgrades by.
+  const drift = reconcileDrift(olds, news);
   const changed =
     strategyChanged ||
     olds.releaseName !== news.releaseName ||
     olds.namespace !== news.namespace ||
     olds.desiredDigest !== news.desiredDigest ||
-    olds.liveValuesDigest !== valuesDigest(desired.values ?? {}) ||
-    ("version" in desired.chart &&
-      desired.chart.version !== undefined &&
-      olds.liveChartVersion !== desired.chart.version);
+    drift.length > 0;
   const renamed = olds.releaseName !== news.releaseName || olds.namespace !== news.namespace;
   return { changes: changed, replaces: renamed ? ["releaseName"] : [], deleteBeforeReplace: false };
+}
+
+/** Why a Reconcile release differs from `news` (see `needsUpgrade`); an unreadable spec (unknown in preview) counts as a change. */
+function reconcileDrift(olds: Outputs, news: Inputs): string[] {
+  try {
+    return needsUpgrade(desiredRelease(validateSpec(toSpec(news))), {
+      chartName: olds.status.chart,
+      chartVersion: olds.liveChartVersion,
+      valuesDigest: olds.liveValuesDigest,
+    });
+  } catch {
+    return ["spec"];
+  }
 }
 
 function statusOf(release: ReleaseInfo, attempts: number, adopted: boolean): ReleaseStatus {
@@ -175,11 +183,12 @@ function helmSlots(): Semaphore {
   return sharedSlots;
 }
 
-function runnerFor(inputs: ReleaseInputs): HelmRunner {
+function runnerFor(inputs: ReleaseInputs, step: LifecycleStep): HelmRunner {
   // Values are registered by the runner itself, per call (Redactor.addValues).
   const secrets = [inputs.kubeconfig, inputs.chartPassword].filter((s) => s.length > 0);
   return new HelmRunner({
     kubeconfig: inputs.kubeconfig,
+    policy: helmPolicy(inputs.strategy, step),
     slots: helmSlots(),
     secrets,
     onOutput: (line) => progressLine(inputs.releaseName, line),
@@ -189,7 +198,7 @@ function runnerFor(inputs: ReleaseInputs): HelmRunner {
 /** Installs the release (retrying transient failures until the deadline), or adopts it. */
 export async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
   const spec = validateSpec(toSpec(inputs));
-  const runner = runnerFor(inputs);
+  const runner = runnerFor(inputs, "create");
   const result = await ensureRelease(runner, spec, {
     onProgress: (p) => progressLine(inputs.releaseName, p.message),
   });
@@ -203,8 +212,8 @@ export async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResul
 
 /** Refresh. ApplyOnce: no cluster call. Reconcile: reads the live release (drift shows in the next diff). */
 export async function read(id: string, props?: Outputs): Promise<pulumi.dynamic.ReadResult> {
-  if (!props || props.strategy === "ApplyOnce") return { id, props: props ?? {} };
-  const runner = runnerFor(props);
+  if (!props || !mayCallHelm(props.strategy, "read")) return { id, props: props ?? {} };
+  const runner = runnerFor(props, "read");
   const live = await runner.status(props.releaseName, props.namespace);
   if (!live) {
     progressLine(props.releaseName, "Reconcile: release not found on refresh; the next up reinstalls it");
@@ -224,13 +233,13 @@ export async function read(id: string, props?: Outputs): Promise<pulumi.dynamic.
 
 /** ApplyOnce: records the new inputs (handoff), no helm call. Reconcile: upgrades to the spec. */
 export async function update(_id: string, olds: Outputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult> {
-  if (news.strategy === "ApplyOnce") {
+  if (!mayCallHelm(news.strategy, "update")) {
     progressLine(news.releaseName, "ApplyOnce: handed off; no helm call");
     const kept = { ...olds.status };
     return { outs: outputsOf({ ...news }, kept, news.values) };
   }
   const spec = validateSpec(toSpec(news));
-  const runner = runnerFor(news);
+  const runner = runnerFor(news, "update");
   const result = await ensureRelease(runner, spec, {
     expectExisting: true,
     onProgress: (p) => progressLine(news.releaseName, p.message),
@@ -249,7 +258,7 @@ const DELETE_REACH_DEADLINE = Duration.seconds(30);
  * on a cluster that no longer exists. Any other failure fails the delete (the release stays in state).
  */
 export async function remove(_id: string, props: Outputs): Promise<void> {
-  if (props.strategy === "ApplyOnce") {
+  if (!mayCallHelm(props.strategy, "delete")) {
     progressLine(props.releaseName, "ApplyOnce: the release stays on the cluster (no helm call)");
     return;
   }
@@ -263,7 +272,7 @@ export async function remove(_id: string, props: Outputs): Promise<void> {
     );
     return;
   }
-  await removeRelease(runnerFor(props), props.releaseName, props.namespace, {
+  await removeRelease(runnerFor(props, "delete"), props.releaseName, props.namespace, {
     onProgress: (p) => progressLine(props.releaseName, p.message),
   });
 }

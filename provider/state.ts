@@ -7,13 +7,8 @@
  *
  * @module
  */
-import type {
-  ChartSource,
-  HandoffRecord,
-  InstallOptionsInput,
-  RetryPolicyInput,
-  Strategy,
-} from "../core/index.js";
+import type { HandoffRecord } from "../core/handoff.js";
+import type { ChartSource, InstallOptions, RetryPolicy, Strategy } from "../core/spec.js";
 
 /** The chart reference as stored: the repository password lives in {@link ReleaseInputs.chartPassword}. */
 export type StoredChartSource =
@@ -24,8 +19,8 @@ export type StoredChartSource =
 export interface StoredSpec {
   readonly chart: StoredChartSource;
   readonly createNamespace: boolean;
-  readonly install: InstallOptionsInput;
-  readonly retry: RetryPolicyInput;
+  readonly install: InstallOptions;
+  readonly retry: RetryPolicy;
 }
 
 /** Inputs of the dynamic resource. Keys listed in {@link SECRET_KEYS} are secrets. */
@@ -85,15 +80,6 @@ export interface ReleaseOutputs extends ReleaseInputs {
 
 /** Input keys that hold secrets; also passed as `additionalSecretOutputs`. */
 export const SECRET_KEYS = ["kubeconfig", "values", "chartPassword"] as const;
-
-/** Input keys ApplyOnce freezes with the engine's own `ignoreChanges` (never `"*"`). */
-export const APPLY_ONCE_IGNORED_KEYS = [
-  "spec",
-  "values",
-  "chartPassword",
-  "releaseName",
-  "namespace",
-] as const;
 
 /** The resource id: cluster, namespace and release name. */
 export function releaseId(inputs: Pick<ReleaseInputs, "clusterId" | "namespace" | "releaseName">): string {

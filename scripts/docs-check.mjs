@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The doc-comment check (`npm run lint` runs it after Biome): TypeDoc over the four entry points
+// The doc-comment check (`npm run lint` runs it after Biome): TypeDoc over the entry points
 // with the settings of typedoc.json (validation.notDocumented, invalidLink, notExported, warnings
 // as errors) but emitting nothing. Exits non-zero, naming the symbol, when a public symbol of
-// helm-handoff, helm-handoff/pulumi, helm-handoff/cdk8s or helm-handoff/local-cluster has no doc
+// helm-handoff, helm-handoff/pulumi, helm-handoff/gitops, helm-handoff/cdk8s or helm-handoff/local-cluster has no doc
 // comment or a comment links to something that is not documented. `npm run docs` builds the HTML.
 // Extra arguments are passed to typedoc.
 //
@@ -41,7 +41,7 @@ const result = spawnSync(
 if (result.error) throw result.error;
 if (result.status !== 0) {
   process.stderr.write(
-    "docs-check: every exported symbol of the four entry points needs a doc comment (see the warnings above)\n",
+    "docs-check: every exported symbol of the entry points needs a doc comment (see the warnings above)\n",
   );
 }
 process.exit(result.status ?? 1);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one test command (`npm test`): toolchain, type-check + compile, then every
 # suite with Node's built-in test runner on the toolchain's Node (>= 22).
-# Extra arguments are passed to `node --test` (e.g. a file filter).
+# Extra arguments are passed to `node --test` (e.g. a file filter); `--unit` runs only the unit
+# tests listed in test/unit-tests.txt (no cluster, no engine: `npm run test:unit`).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -12,7 +13,9 @@ echo "[test] node $(node --version), helm $(helm version --template '{{.Version}
 rm -rf dist
 tsc -p tsconfig.json
 files=("$@")
-if [[ ${#files[@]} -eq 0 ]]; then
+if [[ "${1:-}" == "--unit" ]]; then
+  mapfile -t files < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's#^#dist/test/#' -e 's#\.ts$#.js#' test/unit-tests.txt)
+elif [[ ${#files[@]} -eq 0 ]]; then
   mapfile -t files < <(find dist/test -name '*.test.js' | sort)
 fi
 # Every temp file of the run (the suites' own, local clusters', helm's) goes under one directory,

@@ -18,9 +18,8 @@ import {
   localChart,
   packageCharts,
   runHelm,
-  startHttpChartRepo,
-  startOciRegistry,
 } from "./support/charts.js";
+import { startHttpChartRepo, startOciRegistry } from "./support/repos.js";
 
 const MiB = 1024 * 1024;
 

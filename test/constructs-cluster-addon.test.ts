@@ -4,11 +4,12 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Testing } from "cdk8s";
 import { parseAllDocuments } from "yaml";
-import { ClusterAddon, helmInvocationCount, RESOURCE_SET_SECRET_TYPE } from "../constructs/index.js";
-import type { KubeObject } from "../constructs/objects.js";
+import { ClusterAddon, RESOURCE_SET_SECRET_TYPE } from "../constructs/index.js";
 import { manifestContainsSecret } from "../constructs/render.js";
 import { SpecError } from "../core/errors.js";
-import { isolateCache, newChart, testChart, writeChart } from "./constructs-support.js";
+import { helmInvocationCount } from "../core/helm/index.js";
+import type { KubeObject } from "../core/objects.js";
+import { isolateCache, newChart, testChart, writeChart } from "./support/constructs.js";
 
 function synthObjects(chart: Parameters<typeof Testing.synth>[0]): KubeObject[] {
   return Testing.synth(chart) as KubeObject[];

@@ -9,8 +9,8 @@ import {
   DEFAULT_MAX_CARRIER_BYTES,
   RESOURCE_SET_SECRET_TYPE,
 } from "../constructs/index.js";
-import type { KubeObject } from "../constructs/objects.js";
-import { isolateCache, newChart, testChart, writeChart } from "./constructs-support.js";
+import type { KubeObject } from "../core/objects.js";
+import { isolateCache, newChart, testChart, writeChart } from "./support/constructs.js";
 
 function cm(name: string, bytes: number): KubeObject {
   return {

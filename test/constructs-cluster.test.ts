@@ -16,12 +16,12 @@ import {
   fluxHandoffObjects,
   helmChartProxyObject,
 } from "../constructs/index.js";
-import type { KubeObject } from "../constructs/objects.js";
 import { makeHandoffRecord } from "../core/handoff.js";
-import { HelmRunner } from "../core/helm.js";
+import { HelmRunner } from "../core/helm/index.js";
+import type { KubeObject } from "../core/objects.js";
 import { validateSpec } from "../core/spec.js";
 import { findBinary, type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
-import { crdDir, crdFiles, isolateCache, newChart, RawApplier, testChart } from "./constructs-support.js";
+import { crdDir, crdFiles, isolateCache, newChart, RawApplier, testChart } from "./support/constructs.js";
 
 /**
  * The field manager used for the server-side apply: helm v4's own. helm v4 installs and upgrades

@@ -8,7 +8,7 @@ import {
   fluxHandoffObjects,
 } from "../constructs/index.js";
 import { makeHandoffRecord } from "../core/handoff.js";
-import { newChart } from "./constructs-support.js";
+import { newChart } from "./support/constructs.js";
 
 const base = {
   clusterId: "sha256:0123456789abcdef",

@@ -256,11 +256,11 @@ test("makeHelmError picks the subclass by kind and keeps command, exit code, std
   assert.equal(p.exitCode, 1);
 });
 
-test("HelmNotFoundError names the toolchain command, the install page and helm v4", () => {
+test("HelmNotFoundError tells a package user to install helm v4, put it on PATH or set HELM_HANDOFF_HELM", () => {
   const e = new HelmNotFoundError(['"helm" on PATH', "/x/bin/helm"]);
   assert.equal(
     e.message,
-    'helm was not found (looked for "helm" on PATH, /x/bin/helm). helm-handoff needs helm v4: run "npm run toolchain" to build the project\'s toolchain, install it from https://helm.sh/docs/intro/install/, or pass the helmBinary option.',
+    'helm was not found (looked for "helm" on PATH, /x/bin/helm). helm-handoff needs helm v4: install helm v4 (https://helm.sh/docs/intro/install/) and put it on PATH, or set HELM_HANDOFF_HELM to its path (or pass the helmBinary option).',
   );
   assert.equal(e.code, "HELM_NOT_FOUND");
 });
@@ -268,7 +268,7 @@ test("HelmNotFoundError names the toolchain command, the install page and helm v
 test("HelmVersionError names the version found", () => {
   assert.equal(
     new HelmVersionError("/usr/bin/helm", "v3.16.2").message,
-    'helm v3.16.2 found at /usr/bin/helm, but helm-handoff needs helm v4 (v4.0.0 or later): run "npm run toolchain" or install it from https://helm.sh/docs/intro/install/.',
+    "helm v3.16.2 found at /usr/bin/helm, but helm-handoff needs helm v4 (v4.0.0 or later): install helm v4 (https://helm.sh/docs/intro/install/) and put it on PATH, or set HELM_HANDOFF_HELM to its path.",
   );
 });
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { before, test } from "node:test";
 import { HelmNotFoundError, HelmVersionError, PermanentHelmError } from "../core/errors.js";
-import { HelmRunner } from "../core/helm.js";
+import { HelmRunner } from "../core/helm/index.js";
 import { toolchainBinDir } from "../core/paths.js";
 import { validateSpec } from "../core/spec.js";
 
@@ -91,7 +91,7 @@ test("a missing helm binary gives HelmNotFoundError with the exact message", asy
     assert.ok(e instanceof HelmNotFoundError);
     assert.equal(
       e.message,
-      'helm was not found (looked for /nonexistent/bin/helm). helm-handoff needs helm v4: run "npm run toolchain" to build the project\'s toolchain, install it from https://helm.sh/docs/intro/install/, or pass the helmBinary option.',
+      "helm was not found (looked for /nonexistent/bin/helm). helm-handoff needs helm v4: install helm v4 (https://helm.sh/docs/intro/install/) and put it on PATH, or set HELM_HANDOFF_HELM to its path (or pass the helmBinary option).",
     );
     return true;
   });
@@ -106,7 +106,7 @@ test("without helm on PATH nor in the toolchain dir, the message names both plac
   try {
     await assert.rejects(new HelmRunner().version(), {
       name: "HelmNotFoundError",
-      message: `helm was not found (looked for "helm" on PATH, ${join(root, "no-cache", "helm-handoff", "toolchain", "bin", "helm")}). helm-handoff needs helm v4: run "npm run toolchain" to build the project's toolchain, install it from https://helm.sh/docs/intro/install/, or pass the helmBinary option.`,
+      message: `helm was not found (looked for "helm" on PATH, ${join(root, "no-cache", "helm-handoff", "toolchain", "bin", "helm")}). helm-handoff needs helm v4: install helm v4 (https://helm.sh/docs/intro/install/) and put it on PATH, or set HELM_HANDOFF_HELM to its path (or pass the helmBinary option).`,
     });
   } finally {
     process.env.PATH = savedPath;
@@ -224,7 +224,7 @@ test("helm older than v4 is refused with the version found", async () => {
       assert.ok(e instanceof HelmVersionError);
       assert.equal(
         e.message,
-        `helm v3.16.2 found at ${bin}, but helm-handoff needs helm v4 (v4.0.0 or later): run "npm run toolchain" or install it from https://helm.sh/docs/intro/install/.`,
+        `helm v3.16.2 found at ${bin}, but helm-handoff needs helm v4 (v4.0.0 or later): install helm v4 (https://helm.sh/docs/intro/install/) and put it on PATH, or set HELM_HANDOFF_HELM to its path.`,
       );
       return true;
     },

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { makeHelmError } from "../core/errors.js";
-import type { HelmRunner, ReleaseInfo } from "../core/helm.js";
+import type { HelmRunner, ReleaseInfo } from "../core/helm/index.js";
 import { ensureRelease, type ProgressEvent } from "../core/install.js";
 import { validateSpec } from "../core/spec.js";
 

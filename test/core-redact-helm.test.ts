@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { inspect } from "node:util";
 import { HelmError } from "../core/errors.js";
-import { HelmRunner } from "../core/helm.js";
+import { HelmRunner } from "../core/helm/index.js";
 import { toolchainBinDir } from "../core/paths.js";
 import { validateSpec } from "../core/spec.js";
 

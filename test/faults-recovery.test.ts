@@ -11,9 +11,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import type { ReleaseStatus } from "../provider/index.js";
 import { type AddonDecl, type AddonStack, liveRelease } from "./support/addon.js";
-import { type HttpChartRepo, localChart, runHelm, startHttpChartRepo } from "./support/charts.js";
+import { localChart, runHelm } from "./support/charts.js";
 import { assertNoLeftovers, createSandbox, faultStack, type Sandbox, waitFor } from "./support/faults.js";
 import { createHelmSpy, type HelmSpy } from "./support/helm-spy.js";
+import { type HttpChartRepo, startHttpChartRepo } from "./support/repos.js";
 
 describe("ClusterAddon retries what heals and fails fast on what does not", { timeout: 1_200_000 }, () => {
   let cluster: LocalCluster;

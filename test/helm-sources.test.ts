@@ -10,15 +10,17 @@ import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js"
 import {
   createHelmHome,
   type HelmHome,
-  type HttpChartRepo,
   localChart,
-  type OciRegistry,
   type PackagedCharts,
   packageCharts,
   runHelm,
+} from "./support/charts.js";
+import {
+  type HttpChartRepo,
+  type OciRegistry,
   startHttpChartRepo,
   startOciRegistry,
-} from "./support/charts.js";
+} from "./support/repos.js";
 
 interface Deployment {
   readonly status?: { readonly readyReplicas?: number; readonly replicas?: number };

@@ -9,7 +9,13 @@ import { after, before, describe, it, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import { type ApiResponse, type KubeObject, sendRequest, type TlsCredentials } from "../local-cluster/api.js";
+import { processExists } from "../core/paths.js";
+import {
+  type ApiResponse,
+  type ObjectStatus,
+  sendRequest,
+  type TlsCredentials,
+} from "../local-cluster/api.js";
 import {
   findBinary,
   KWOK_NODE_NAME,
@@ -35,12 +41,7 @@ async function startAll(options: LocalClusterOptions[]): Promise<LocalCluster[]>
 }
 
 function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
-  }
+  return !processExists(pid);
 }
 
 /** Polls until `check` returns something other than undefined, or fails after `ms` with `what`. */
@@ -119,7 +120,7 @@ describe("two local clusters started at once", () => {
       assert.match(cluster.identity.caFingerprint, /^[0-9a-f]{64}$/);
       assert.equal(cluster.identity.caFingerprint, caFingerprintOf(cluster.kubeconfig));
       const res = await cluster.request("GET", "/api/v1/namespaces/kube-system");
-      assert.equal(res.json<KubeObject>().metadata?.uid, cluster.identity.uid);
+      assert.equal(res.json<ObjectStatus>().metadata?.uid, cluster.identity.uid);
       assert.equal(await cluster.ready, cluster.identity);
     }
   });
@@ -279,7 +280,7 @@ test(
       const deployed = Date.now();
       await eventually("the Deployment to have 1 ready replica", 60_000, async () => {
         const res = await cluster.request("GET", "/apis/apps/v1/namespaces/default/deployments/web");
-        return res.json<KubeObject>().status?.readyReplicas === 1 ? true : undefined;
+        return res.json<ObjectStatus>().status?.readyReplicas === 1 ? true : undefined;
       });
       console.log(`# deployment ready in ${Date.now() - deployed} ms`);
     } finally {

@@ -15,9 +15,10 @@ import { clusterIdentityFromKubeconfig, type HandoffRecord, valuesDigest } from 
 import { platform, type RootObjectRef } from "../examples/platform/program.js";
 import { cacheDir, type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import { liveRelease } from "./support/addon.js";
-import { type HttpChartRepo, repoRoot, runHelm, startHttpChartRepo } from "./support/charts.js";
+import { repoRoot, runHelm } from "./support/charts.js";
 import { createHelmSpy, type HelmSpy } from "./support/helm-spy.js";
 import { type TestStack, testStack } from "./support/pulumi.js";
+import { type HttpChartRepo, startHttpChartRepo } from "./support/repos.js";
 
 const CRDS = ["helm.toolkit.fluxcd.io_helmreleases.yaml", "source.toolkit.fluxcd.io_helmrepositories.yaml"];
 const crdDir = join(cacheDir(), "toolchain", "crds");

@@ -9,6 +9,7 @@ import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js"
 import type { HandoffRecord } from "../provider/index.js";
 import { type AddonStack, addonStack, liveRelease } from "./support/addon.js";
 import { localChart, runHelm } from "./support/charts.js";
+import { withLocalCluster } from "./support/cluster.js";
 import { createHelmSpy, type HelmSpy } from "./support/helm-spy.js";
 
 describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
@@ -98,8 +99,7 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
   });
 
   test("refresh and destroy succeed without any cluster call when the cluster is gone", async () => {
-    const other = await startLocalCluster({ name: "gone" });
-    try {
+    await withLocalCluster({ name: "gone" }, async (other) => {
       // No workload controllers on this cluster: install without waiting for pods.
       const args = {
         kubeconfig: other.kubeconfig,
@@ -114,9 +114,7 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
       await s.refresh();
       await s.destroy();
       assert.deepEqual(await spy.calls(), []);
-    } finally {
-      await other.stop();
-    }
+    });
   });
 
   test("rotated credentials for the same cluster cause no replace and no helm call", async () => {
@@ -136,8 +134,7 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
   test("a replaced cluster is bootstrapped again and the old one is never touched", async () => {
     const s = await stackOf("moved", { message: "a" });
     await s.up();
-    const next = await startLocalCluster({ name: "replacement", workloads: true });
-    try {
+    await withLocalCluster({ name: "replacement", workloads: true }, async (next) => {
       await next.ready;
       s.current = [
         {
@@ -159,9 +156,7 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
       );
       const handoff = up.outputs.movedHandoff?.value as HandoffRecord;
       assert.equal(handoff.cluster.server, next.server);
-    } finally {
-      await next.stop();
-    }
+    });
   });
 
   test("no secret value appears in the state file, in helm's argv or in the engine's output", async () => {

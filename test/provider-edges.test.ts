@@ -13,6 +13,7 @@ import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js"
 import type { ClusterAddonArgs } from "../provider/index.js";
 import { type AddonDecl, type AddonStack, addonStack, liveRelease } from "./support/addon.js";
 import { localChart } from "./support/charts.js";
+import { withLocalCluster } from "./support/cluster.js";
 import { createHelmSpy, type HelmSpy } from "./support/helm-spy.js";
 import { collectProgramRejections, type ProgramRejections } from "./support/pulumi.js";
 
@@ -54,8 +55,7 @@ describe("ClusterAddon at the edges", { timeout: 1_200_000 }, () => {
   }
 
   test("waits for an API server that starts 20 seconds after up began, then installs", async () => {
-    const late = await startLocalCluster({ name: "late", apiServerDelay: 20_000 });
-    try {
+    await withLocalCluster({ name: "late", apiServerDelay: 20_000 }, async (late) => {
       const s = await stackOf([
         { name: "late-addon", args: { kubeconfig: late.kubeconfig, chart: { path: localChart("schema") } } },
       ]);
@@ -63,9 +63,7 @@ describe("ClusterAddon at the edges", { timeout: 1_200_000 }, () => {
       const status = up.outputs["late-addonStatus"]?.value as { status: string };
       assert.equal(status.status, "deployed");
       assert.match(s.output(), /waiting for the API server/i);
-    } finally {
-      await late.stop();
-    }
+    });
   });
 
   test("a CRD chart and a chart with a custom resource of that CRD both succeed when created in parallel", async () => {
@@ -157,8 +155,7 @@ describe("ClusterAddon at the edges", { timeout: 1_200_000 }, () => {
   });
 
   test("wrong credentials fail at once as rejected credentials, not after a retry loop", async () => {
-    const other = await startLocalCluster({ name: "stranger" });
-    try {
+    await withLocalCluster({ name: "stranger" }, async (other) => {
       // The other cluster's client certificate is not trusted by this cluster's CA.
       const keyOf = (kc: string, field: string) => kc.split("\n").find((l) => l.includes(field))!;
       const wrong = cluster.kubeconfig
@@ -173,8 +170,6 @@ describe("ClusterAddon at the edges", { timeout: 1_200_000 }, () => {
       assert.match(out, /rejected the kubeconfig's credentials|forbidden|Unauthorized/);
       assert.doesNotMatch(out, /attempt 2/);
       assert.equal(await liveRelease(cluster, "bad-creds"), undefined);
-    } finally {
-      await other.stop();
-    }
+    });
   });
 });

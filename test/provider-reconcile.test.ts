@@ -8,7 +8,9 @@ import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js"
 import type { ClusterAddonArgs } from "../provider/index.js";
 import { type AddonStack, addonStack, liveRelease } from "./support/addon.js";
 import { localChart, runHelm } from "./support/charts.js";
+import { withLocalCluster } from "./support/cluster.js";
 import { createHelmSpy, type HelmSpy } from "./support/helm-spy.js";
+import { startHttpChartRepo } from "./support/repos.js";
 
 describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
   let cluster: LocalCluster;
@@ -59,6 +61,29 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
     const up = await s.up();
     assert.equal(up.summary.resourceChanges?.update ?? 0, 0);
     assert.equal((await liveRelease(cluster, "rec-steady"))?.revision, 1);
+  });
+
+  test('a Reconcile add-on with version "^0.1" (or "v0.1.0") plans no update on an unchanged up', async () => {
+    const repo = await startHttpChartRepo({ charts: ["workload"] });
+    try {
+      for (const [name, version] of [
+        ["rec-range", "^0.1"],
+        ["rec-v-prefix", "v0.1.0"],
+      ] as const) {
+        const s = await stackOf(name, {
+          chart: { repo: repo.url, name: "workload", version },
+          values: { message: "same" },
+        });
+        await s.up();
+        await spy.reset();
+        const up = await s.up();
+        assert.equal(up.summary.resourceChanges?.update ?? 0, 0, `${version}: no update planned`);
+        assert.deepEqual(await spy.calls(), [], `${version}: no helm call`);
+        assert.equal((await liveRelease(cluster, name))?.revision, 1);
+      }
+    } finally {
+      await repo.close();
+    }
   });
 
   test("refresh finds an out-of-band upgrade as drift and the next up reverts it", async () => {
@@ -131,16 +156,13 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
   test("a replaced cluster gets the release and the old cluster's release is uninstalled", async () => {
     const s = await stackOf("rec-moved", {});
     await s.up();
-    const next = await startLocalCluster({ name: "rec-next", workloads: true });
-    try {
+    await withLocalCluster({ name: "rec-next", workloads: true }, async (next) => {
       await next.ready;
       s.current = [{ name: "rec-moved", args: { ...args({}), kubeconfig: next.kubeconfig } }];
       const up = await s.up();
       assert.equal(up.summary.resourceChanges?.replace, 1);
       assert.equal((await liveRelease(next, "rec-moved"))?.status, "deployed");
       assert.equal(await liveRelease(cluster, "rec-moved"), undefined);
-    } finally {
-      await next.stop();
-    }
+    });
   });
 });

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import { liveRelease } from "./support/addon.js";
-import { type HttpChartRepo, repoRoot, startHttpChartRepo } from "./support/charts.js";
+import { repoRoot } from "./support/charts.js";
 import {
   createProject,
   installedVersion,
@@ -21,6 +21,7 @@ import {
   pulumiCli,
   pulumiProjectYaml,
 } from "./support/project.js";
+import { type HttpChartRepo, startHttpChartRepo } from "./support/repos.js";
 
 /** The quick start's code block, read from README.md. */
 export function quickStartBlock(readme: string): string {

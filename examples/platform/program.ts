@@ -23,7 +23,7 @@ import {
   fluxHelmReleaseObject,
   fluxSourceObject,
   type KubeObject,
-} from "helm-handoff/cdk8s";
+} from "helm-handoff/gitops";
 import { ClusterAddon } from "helm-handoff/pulumi";
 
 /** Which GitOps root object takes the CNI over. */

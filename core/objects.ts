@@ -1,5 +1,6 @@
 /**
- * The plain Kubernetes object type used by the cdk8s front end, and small helpers on it.
+ * The plain Kubernetes object type of the cdk8s front end and of the GitOps handoff builders
+ * (`helm-handoff/gitops`), and small helpers on it.
  *
  * @module
  */
@@ -34,12 +35,6 @@ export interface KubeObject {
 export function describeObject(o: KubeObject): string {
   const ns = o.metadata.namespace;
   return `${o.kind} ${ns !== undefined ? `${ns}/` : ""}${o.metadata.name ?? "(unnamed)"}`;
-}
-
-/** The API group of an object (`""` for the core group). */
-export function apiGroupOf(o: Pick<KubeObject, "apiVersion">): string {
-  const i = o.apiVersion.indexOf("/");
-  return i < 0 ? "" : o.apiVersion.slice(0, i);
 }
 
 /** Whether `o` is a core `v1` Secret (rendered Secrets are never cached and travel only in Secrets). */

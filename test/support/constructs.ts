@@ -8,26 +8,15 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { type RequestOptions, request } from "node:https";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { KubeConfig } from "@kubernetes/client-node";
 import { App, Chart } from "cdk8s";
-import { resolveHelmBinary } from "../constructs/helm-sync.js";
-import type { KubeObject } from "../constructs/objects.js";
-
-/** The repository root (works from test/ and dist/test/). */
-export function repoRootDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, "package.json")) || !existsSync(join(dir, "constructs"))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error("repository root not found");
-    dir = parent;
-  }
-  return dir;
-}
+import { resolveHelmBinary } from "../../core/helm/index.js";
+import type { KubeObject } from "../../core/objects.js";
+import { repoRoot } from "./charts.js";
 
 /** Absolute path of test/charts/NAME. */
 export function testChart(name: string): string {
-  return join(repoRootDir(), "test", "charts", name);
+  return join(repoRoot(), "test", "charts", name);
 }
 
 /**
@@ -80,7 +69,7 @@ export function newChart(id = "test", namespace?: string): { app: App; chart: Ch
  */
 export function crdDir(): string | undefined {
   try {
-    const out = execFileSync(join(repoRootDir(), "scripts", "crds.sh"), ["--print-dir"], {
+    const out = execFileSync(join(repoRoot(), "scripts", "crds.sh"), ["--print-dir"], {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "pipe"],
       timeout: 5 * 60 * 1000,

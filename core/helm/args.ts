@@ -1,0 +1,187 @@
+/**
+ * The argv of every helm command helm-handoff runs, built by pure functions (argv arrays only,
+ * never a shell string, never a secret): the chart reference and the commands that prepare it
+ * (`helm repo add` / `helm registry login` with the password on stdin), TLS flags, the flags of
+ * install, upgrade and template, and the version check. Both runners, the async one and the
+ * synchronous one of the cdk8s construct, build their commands here and only here.
+ *
+ * @module
+ */
+import type { ResolvedRepoChart, ResolvedSpec } from "../spec.js";
+import type { TemplateOptions } from "./types.js";
+
+/** One helm run that prepares a chart source: its argv (without binary) and its stdin. */
+export interface HelmStep {
+  /** The helm arguments, without the binary and without the isolation flags. */
+  readonly args: readonly string[];
+  /** What helm reads on stdin (a password with `--password-stdin`). */
+  readonly input: string;
+}
+
+/** How a chart is referenced, and what must run first to make the reference work. */
+export interface ChartPlan {
+  /** Commands to run, in order, before the command that uses the chart (login, repo add). */
+  readonly setup: readonly HelmStep[];
+  /** The chart reference and its source flags (`--repo`, `--version`, TLS), placed after the release name. */
+  readonly chartArgs: readonly string[];
+  /** Secrets the plan handles (the repository password), to register with the call's redactor. */
+  readonly secrets: readonly string[];
+}
+
+/** The repository name used for a repository with credentials (lives only in the call's temp dir). */
+const REPO_NAME = "helm-handoff";
+
+/**
+ * The chart reference of `spec` and the steps that make it usable:
+ * - a path: the path, nothing to prepare;
+ * - `oci://` with credentials: `helm registry login HOST --password-stdin` first;
+ * - HTTP(S) with credentials: `helm repo add helm-handoff URL --password-stdin` first, then `helm-handoff/NAME`;
+ * - without credentials: `--repo URL` (HTTP) or the `oci://…/name` reference directly.
+ */
+export function chartPlan(spec: ResolvedSpec): ChartPlan {
+  const c = spec.chart;
+  if (c.kind === "path") return { setup: [], chartArgs: [c.path], secrets: [] };
+  const secrets = c.password !== undefined ? [c.password] : [];
+  const tls = tlsFlags(c);
+  const version = c.version !== undefined ? ["--version", c.version] : [];
+  const withCredentials = c.username !== undefined && c.password !== undefined;
+  if (c.kind === "oci") {
+    const plain = c.plainHttp ? ["--plain-http"] : [];
+    const login: HelmStep[] = withCredentials
+      ? [
+          {
+            args: [
+              "registry",
+              "login",
+              new URL(c.repo).host,
+              "--username",
+              c.username ?? "",
+              "--password-stdin",
+              ...plain,
+              ...registryTlsFlags(c),
+            ],
+            input: c.password ?? "",
+          },
+        ]
+      : [];
+    return { setup: login, chartArgs: [`${c.repo}/${c.name}`, ...version, ...plain, ...tls], secrets };
+  }
+  if (withCredentials) {
+    const add: HelmStep = {
+      args: [
+        "repo",
+        "add",
+        REPO_NAME,
+        c.repo,
+        "--username",
+        c.username ?? "",
+        "--password-stdin",
+        "--force-update",
+        ...tls,
+      ],
+      input: c.password ?? "",
+    };
+    return { setup: [add], chartArgs: [`${REPO_NAME}/${c.name}`, ...version, ...tls], secrets };
+  }
+  return { setup: [], chartArgs: [c.name, "--repo", c.repo, ...version, ...tls], secrets };
+}
+
+/** TLS flags of chart downloads (`helm install/upgrade/template/repo add`). */
+function tlsFlags(c: ResolvedRepoChart): string[] {
+  const args: string[] = [];
+  if (c.caFile !== undefined) args.push("--ca-file", c.caFile);
+  if (c.insecureSkipTlsVerify) args.push("--insecure-skip-tls-verify");
+  return args;
+}
+
+/** TLS flags of `helm registry login`, which names the skip flag `--insecure`. */
+function registryTlsFlags(c: ResolvedRepoChart): string[] {
+  const args: string[] = [];
+  if (c.caFile !== undefined) args.push("--ca-file", c.caFile);
+  if (c.insecureSkipTlsVerify) args.push("--insecure");
+  return args;
+}
+
+/**
+ * Skips helm's client-side check of the rendered objects against the cluster's OpenAPI document
+ * (install and upgrade). helm v4 applies server-side with Strict field validation, so the API server
+ * rejects the same mistakes with the same message ("field not declared in schema"); the client-side
+ * check only downloads and parses the OpenAPI document once more per helm run (≈30% of the CPU of a
+ * small install, measured).
+ */
+export const NO_CLIENT_OPENAPI = "--disable-openapi-validation";
+
+/** The flags of install and upgrade taken from `spec.install`. */
+export function installFlags(spec: ResolvedSpec): string[] {
+  const i = spec.install;
+  const args = ["--timeout", i.timeout.toHelmFlag()];
+  if (i.wait) args.push("--wait"); // helm v4: "--wait" alone = watcher strategy
+  if (i.waitForJobs) args.push("--wait-for-jobs");
+  if (i.skipCrds) args.push("--skip-crds");
+  if (i.disableHooks) args.push("--no-hooks");
+  if (i.description !== undefined) args.push("--description", i.description);
+  return args;
+}
+
+/** `helm install NAME CHART …`; `valuesArgs` are the `-f` flags (see `valuesFileArgs`). */
+export function installArgs(
+  spec: ResolvedSpec,
+  chartArgs: readonly string[],
+  valuesArgs: readonly string[],
+  dryRun: "client" | "server" | undefined,
+): string[] {
+  const args = ["install", spec.releaseName, ...chartArgs, "--namespace", spec.namespace];
+  if (spec.createNamespace) args.push("--create-namespace");
+  args.push(...installFlags(spec), ...valuesArgs, "-o", "json", NO_CLIENT_OPENAPI);
+  if (dryRun !== undefined) args.push(`--dry-run=${dryRun}`);
+  return args;
+}
+
+/** `helm upgrade NAME CHART --reset-values …`: no `--install`, no rollback on failure. */
+export function upgradeArgs(
+  spec: ResolvedSpec,
+  chartArgs: readonly string[],
+  valuesArgs: readonly string[],
+): string[] {
+  return [
+    "upgrade",
+    spec.releaseName,
+    ...chartArgs,
+    "--namespace",
+    spec.namespace,
+    "--reset-values",
+    ...installFlags(spec),
+    ...valuesArgs,
+    "-o",
+    "json",
+    NO_CLIENT_OPENAPI,
+  ];
+}
+
+/**
+ * The flags of `helm template` that follow the chart reference: namespace, CRDs, tests, hooks and
+ * capabilities (values files and chart source flags are not included). Pure.
+ */
+export function templateFlags(spec: ResolvedSpec, options: TemplateOptions = {}): string[] {
+  const args = ["--namespace", spec.namespace];
+  if (spec.install.skipCrds) args.push("--skip-crds");
+  else if (options.includeCrds ?? true) args.push("--include-crds");
+  if (options.skipTests ?? true) args.push("--skip-tests");
+  if (spec.install.disableHooks) args.push("--no-hooks");
+  if (options.kubeVersion !== undefined) args.push("--kube-version", options.kubeVersion);
+  for (const v of options.apiVersions ?? []) args.push("--api-versions", v);
+  return args;
+}
+
+/** `helm template NAME CHART …`, values last. */
+export function templateArgs(
+  spec: ResolvedSpec,
+  chartArgs: readonly string[],
+  valuesArgs: readonly string[],
+  options: TemplateOptions = {},
+): string[] {
+  return ["template", spec.releaseName, ...chartArgs, ...templateFlags(spec, options), ...valuesArgs];
+}
+
+/** The version query both runners run once per binary. */
+export const VERSION_ARGS: readonly string[] = ["version", "--template", "{{.Version}}"];

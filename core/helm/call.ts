@@ -1,0 +1,81 @@
+/**
+ * One helm call as both runners see it: a private call dir (see `call-dir.ts`), the redactor of
+ * the call (the runner's secrets plus the values and passwords met on the way), and the argv
+ * around a helm command: the kubeconfig file when the command needs a cluster, then the isolation
+ * flags. Values are written to a 0600 file, never put on argv. No process is started here.
+ *
+ * @module
+ */
+import { tmpdir } from "node:os";
+import { SpecError } from "../errors.js";
+import { Redactor } from "../redact.js";
+import type { ResolvedSpec } from "../spec.js";
+import { type ChartPlan, chartPlan } from "./args.js";
+import { closeCallDir, isolationFlags, openCallDir, writeCallFile } from "./call-dir.js";
+
+/** The state of one call; {@link HelmCall.close} removes its dir. */
+export class HelmCall {
+  /** The call's private dir. */
+  public readonly dir: string;
+  /** Redacts the runner's secrets and those this call registered. */
+  public readonly redactor: Redactor;
+  private kubeconfigFile: string | undefined;
+
+  /**
+   * @param kubeconfig - kubeconfig content, written to the call dir when a command needs it
+   * @param redactor - the runner's secrets (copied: the call's own do not leak into the runner)
+   * @param root - where the call dir is created @default os.tmpdir()
+   */
+  public constructor(
+    private readonly kubeconfig: string | undefined,
+    redactor: Redactor,
+    root: string = tmpdir(),
+  ) {
+    this.dir = openCallDir(root);
+    this.redactor = new Redactor().addAll(redactor);
+  }
+
+  /** Removes the call dir. */
+  public close(): void {
+    closeCallDir(this.dir);
+  }
+
+  /**
+   * The complete argv after the binary: `args`, the kubeconfig file when `needsCluster`, then the
+   * isolation flags.
+   * @throws SpecError when the command needs a cluster and the runner has no kubeconfig
+   */
+  public argv(args: readonly string[], needsCluster: boolean): string[] {
+    const full = [...args];
+    if (needsCluster) {
+      if (this.kubeconfig === undefined) {
+        throw new SpecError(
+          "kubeconfig",
+          `kubeconfig is required for "helm ${args[0] ?? ""}": pass the kubeconfig option to HelmRunner`,
+        );
+      }
+      this.kubeconfigFile ??= writeCallFile(this.dir, "kubeconfig", this.kubeconfig);
+      full.push("--kubeconfig", this.kubeconfigFile);
+    }
+    full.push(...isolationFlags(this.dir));
+    return full;
+  }
+
+  /** The chart reference of `spec` and its setup steps; the repository password is registered as a secret. */
+  public chart(spec: ResolvedSpec): ChartPlan {
+    const plan = chartPlan(spec);
+    for (const s of plan.secrets) this.redactor.add(s);
+    return plan;
+  }
+
+  /** `-f` flags: the spec's value files in order, then its values (written to a 0600 file, registered as secrets). */
+  public valuesArgs(spec: ResolvedSpec): string[] {
+    const args: string[] = [];
+    for (const f of spec.valueFiles) args.push("-f", f);
+    this.redactor.addValues(spec.values);
+    if (Object.keys(spec.values).length > 0) {
+      args.push("-f", writeCallFile(this.dir, "values.json", JSON.stringify(spec.values)));
+    }
+    return args;
+  }
+}
