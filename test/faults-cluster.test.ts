@@ -63,6 +63,14 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
     });
   }
 
+  /**
+   * Waits (up to 20 s) until a killed process is gone. A SIGKILLed helm on a loaded machine can
+   * spend a moment tearing down (its command line already empty, not yet a zombie).
+   */
+  async function exited(pid: number): Promise<void> {
+    await waitFor(`pid ${pid} to exit`, () => (isRunning(pid) ? undefined : true), { timeoutMs: 20_000 });
+  }
+
   /** Waits until the release's pre-install hook Job exists: helm is blocked in the hook. */
   async function hookRunning(release: string): Promise<void> {
     await waitFor(`the pre-install hook of ${release}`, async () => {
@@ -160,7 +168,7 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
       assert.equal(status.status, "deployed");
       assert.ok(status.attempts >= 2, `a second attempt installed it (attempts: ${status.attempts})`);
       assert.match(s.output(), /helm install was killed \(transient: helm was killed by SIGKILL\)/);
-      assert.equal(isRunning(pid), false);
+      await exited(pid);
       await assertOneDeployedRelease(name, { "v1/configmaps": [`${name}-hook`] });
       await assertNoLeftovers(sandbox);
     } finally {
@@ -201,7 +209,7 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
     // machine took to get here; what must happen in any case is the recovery below.
     assert.match(out, /is pending-install and was never deployed; uninstalling it before installing again/);
     await assertOneDeployedRelease(name, { "v1/configmaps": [`${name}-hook`] });
-    assert.equal(isRunning(pid), false);
+    await exited(pid);
     assert.equal(isRunning(provider), false);
     // The killed provider could not remove its temp dir (kubeconfig inside): the next run swept it.
     await assertNoLeftovers(sandbox);
@@ -269,7 +277,7 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
       pid = await helmInstallPid(name);
       await hookRunning(name);
     });
-    assert.equal(isRunning(pid), false);
+    await exited(pid);
     assert.deepEqual(
       (await storedRevisions(cluster, name)).map((r) => r.status),
       ["pending-install"],
