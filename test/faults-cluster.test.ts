@@ -232,12 +232,17 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
     ]);
     abort.abort();
     await sleep(2_000);
-    for (const p of sandbox.strayProcesses()) {
-      try {
-        process.kill(p.pid, "SIGKILL");
-      } catch {
-        // exited meanwhile
+    // SIGKILL the whole tree; a child forked while the list was read (the spy's `sleep`) is
+    // caught by the next round.
+    for (let round = 0; round < 20 && sandbox.strayProcesses().length > 0; round++) {
+      for (const p of sandbox.strayProcesses()) {
+        try {
+          process.kill(p.pid, "SIGKILL");
+        } catch {
+          // exited meanwhile
+        }
       }
+      await sleep(250);
     }
     await assert.rejects(up);
     assert.deepEqual(sandbox.strayProcesses(), [], "the whole tree is gone");
