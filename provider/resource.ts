@@ -18,7 +18,15 @@ import type { ReleaseInputs, ReleaseOutputs } from "./state.js";
 
 /** The provider module stored in `__provider`: `handler()` returns the provider object. */
 const PROVIDER_SOURCE = `"use strict";
-const impl = () => require("helm-handoff/pulumi/dynamic");
+let loaded;
+const impl = () => {
+  if (loaded === undefined) {
+    // Node's on-disk compile cache for helm-handoff and its dependencies (Node >= 22.1).
+    require("node:module").enableCompileCache?.();
+    loaded = require("helm-handoff/pulumi/dynamic");
+  }
+  return loaded;
+};
 exports.handler = () => ({
   check: (olds, news) => impl().check(olds, news),
   diff: (id, olds, news) => impl().diff(id, olds, news),
