@@ -47,6 +47,7 @@ export {
   type RollbackOptions,
   type TemplateOptions,
   type UninstallOptions,
+  type UpgradeCallOptions,
 } from "./helm/index.js";
 export {
   type ClusterIdentity,

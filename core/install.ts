@@ -24,8 +24,9 @@ import { Duration } from "./duration.js";
 import { DeadlineExceededError, HelmError, HelmHandoffError, ReleaseBusyError } from "./errors.js";
 import { valuesDigest } from "./handoff.js";
 import type { HelmRunner, ReleaseInfo, ReleaseRevision } from "./helm/index.js";
+import { isOwnRevision, ownRevisionLabels } from "./lifecycle/ownership.js";
 import { classifyRelease } from "./lifecycle/state.js";
-import { type LifecycleStep, mayCall } from "./lifecycle/strategy.js";
+import { type LifecycleStep, mayCall, STRATEGY_TABLE } from "./lifecycle/strategy.js";
 import { desiredRelease } from "./lifecycle/upgrade.js";
 import { waitForApiServer } from "./readiness.js";
 import { retry } from "./retry.js";
@@ -230,6 +231,20 @@ async function attempt(
       staleAfter: spec.install.timeout,
       ...(compare !== undefined ? { compare } : {}),
     });
+    // A release in a bad state that someone else wrote: a strategy that repairs only its own
+    // revisions adopts it as it is (no rollback, no uninstall, no waiting for it).
+    if (
+      (state.kind === "failed" || state.kind === "pending" || state.kind === "unsupported") &&
+      STRATEGY_TABLE[spec.strategy].repairs === "own" &&
+      !isOwnRevision(state.release)
+    ) {
+      report({
+        phase: "adopting",
+        attempt: n,
+        message: `release ${where} is ${state.release.status} at revision ${state.release.revision}, written by someone else: adopting it as it is, no repair`,
+      });
+      return { release: state.release, action: "adopted" };
+    }
     switch (state.kind) {
       case "absent":
         return install(runner, spec, n, report);
@@ -248,7 +263,8 @@ async function attempt(
           attempt: n,
           message: `upgrading ${where}: ${state.reasons.join(", ")} differ`,
         });
-        return { release: await runner.upgrade(spec), action: "upgraded" };
+        const labels = ownRevisionLabels(state.release.revision + 1);
+        return { release: await runner.upgrade(spec, { labels }), action: "upgraded" };
       }
       case "pending":
         if (!state.stale) {
@@ -285,7 +301,7 @@ async function install(
     message: `installing ${where} (attempt ${n}, timeout ${spec.install.timeout})`,
   });
   try {
-    const release = await runner.install(spec);
+    const release = await runner.install(spec, { labels: ownRevisionLabels(1) });
     return { release, action: "installed" };
   } catch (error) {
     // "cannot re-use a name": someone else installed it meanwhile; the next attempt looks again.

@@ -3,9 +3,11 @@ import { test } from "node:test";
 import { makeHelmError } from "../core/errors.js";
 import type { HelmRunner, ReleaseInfo } from "../core/helm/index.js";
 import { ensureRelease, type ProgressEvent } from "../core/install.js";
+import { OWN_REVISION_LABEL, ownRevisionLabels } from "../core/lifecycle/ownership.js";
 import { validateSpec } from "../core/spec.js";
 
-function release(status: string, revision = 1): ReleaseInfo {
+/** A release as helm reports it; `own`: its current revision carries helm-handoff's mark. */
+function release(status: string, revision = 1, own = true): ReleaseInfo {
   return {
     name: "x",
     namespace: "default",
@@ -17,6 +19,7 @@ function release(status: string, revision = 1): ReleaseInfo {
     firstDeployed: "2024-01-01T00:00:00Z",
     lastDeployed: "2024-01-01T00:00:00Z",
     description: "",
+    labels: own ? ownRevisionLabels(revision) : { [OWN_REVISION_LABEL]: "1" },
   };
 }
 
@@ -71,11 +74,12 @@ const nameInUse = () => {
   });
 };
 
-const spec = validateSpec({
+const specInput = {
   chart: { repo: "https://charts.example.org", name: "tiny", version: "0.1.0" },
   releaseName: "x",
   retry: { deadline: "5m", minBackoff: "10ms", maxBackoff: "20ms" },
-});
+};
+const spec = validateSpec(specInput);
 
 test("a new release is installed with a single helm call, without looking for it first", async () => {
   const { runner, calls } = fakeRunner({ status: [undefined], install: [() => release("deployed")] });
@@ -148,4 +152,42 @@ test("an update looks at the release first instead of trying an install", async 
   const result = await ensureRelease(runner, spec, { expectExisting: true });
   assert.equal(result.action, "adopted");
   assert.deepEqual(calls, ["status"]);
+});
+
+test("ApplyOnce adopts a failed release whose current revision someone else wrote, with no helm write", async () => {
+  const { runner, calls } = fakeRunner({ status: [release("failed", 3, false)], install: [nameInUse] });
+  const events: ProgressEvent[] = [];
+  const result = await ensureRelease(runner, spec, { onProgress: (e) => events.push(e) });
+  assert.equal(result.action, "adopted");
+  assert.equal(result.release.status, "failed");
+  assert.equal(result.release.revision, 3);
+  assert.deepEqual(calls, ["install", "status"]);
+  assert.ok(
+    events.some(
+      (e) =>
+        e.message ===
+        "release default/x is failed at revision 3, written by someone else: adopting it as it is, no repair",
+    ),
+  );
+});
+
+test("ApplyOnce adopts a pending release someone else is working on instead of waiting for it", async () => {
+  const { runner, calls } = fakeRunner({
+    status: [release("pending-upgrade", 5, false)],
+    install: [nameInUse],
+  });
+  const result = await ensureRelease(runner, spec);
+  assert.equal(result.action, "adopted");
+  assert.equal(result.release.status, "pending-upgrade");
+  assert.deepEqual(calls, ["install", "status"]);
+});
+
+test("Reconcile repairs a failed release whoever wrote it", async () => {
+  const { runner, calls } = fakeRunner({
+    status: [release("failed", 1, false), undefined],
+    install: [nameInUse, () => release("deployed")],
+  });
+  const result = await ensureRelease(runner, validateSpec({ ...specInput, strategy: "Reconcile" }));
+  assert.equal(result.action, "installed");
+  assert.deepEqual(calls, ["install", "status", "history", "uninstall", "status", "install"]);
 });

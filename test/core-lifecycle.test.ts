@@ -93,6 +93,7 @@ function release(status: string, lastDeployed = "2026-01-01T00:00:00Z"): Release
     firstDeployed: "2026-01-01T00:00:00Z",
     lastDeployed,
     description: "",
+    labels: {},
   };
 }
 

@@ -123,16 +123,23 @@ export function installFlags(spec: ResolvedSpec): string[] {
   return args;
 }
 
+/** `--labels k=v,…` for release labels (none when empty). */
+export function labelArgs(labels: Readonly<Record<string, string>> = {}): string[] {
+  const pairs = Object.entries(labels).map(([k, v]) => `${k}=${v}`);
+  return pairs.length === 0 ? [] : ["--labels", pairs.join(",")];
+}
+
 /** `helm install NAME CHART …`; `valuesArgs` are the `-f` flags (see `valuesFileArgs`). */
 export function installArgs(
   spec: ResolvedSpec,
   chartArgs: readonly string[],
   valuesArgs: readonly string[],
   dryRun: "client" | "server" | undefined,
+  labels: Readonly<Record<string, string>> = {},
 ): string[] {
   const args = ["install", spec.releaseName, ...chartArgs, "--namespace", spec.namespace];
   if (spec.createNamespace) args.push("--create-namespace");
-  args.push(...installFlags(spec), ...valuesArgs, "-o", "json", NO_CLIENT_OPENAPI);
+  args.push(...installFlags(spec), ...labelArgs(labels), ...valuesArgs, "-o", "json", NO_CLIENT_OPENAPI);
   if (dryRun !== undefined) args.push(`--dry-run=${dryRun}`);
   return args;
 }
@@ -142,6 +149,7 @@ export function upgradeArgs(
   spec: ResolvedSpec,
   chartArgs: readonly string[],
   valuesArgs: readonly string[],
+  labels: Readonly<Record<string, string>> = {},
 ): string[] {
   return [
     "upgrade",
@@ -151,6 +159,7 @@ export function upgradeArgs(
     spec.namespace,
     "--reset-values",
     ...installFlags(spec),
+    ...labelArgs(labels),
     ...valuesArgs,
     "-o",
     "json",

@@ -20,4 +20,5 @@ export type {
   RollbackOptions,
   TemplateOptions,
   UninstallOptions,
+  UpgradeCallOptions,
 } from "./types.js";

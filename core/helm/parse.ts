@@ -45,13 +45,27 @@ export function parseRelease(stdout: string, args: readonly string[], redactor: 
     firstDeployed: str(info.first_deployed),
     lastDeployed: str(info.last_deployed),
     description: str(info.description),
+    labels: labels(r.labels),
   };
 }
 
 /** Completes a release from `helm status` (which has no chart metadata in helm v4) with `helm get metadata -o json`. */
 export function withMetadata(release: ReleaseInfo, metadata: unknown): ReleaseInfo {
   const m = record(metadata);
-  return { ...release, chartName: str(m.chart), chartVersion: str(m.version), appVersion: str(m.appVersion) };
+  return {
+    ...release,
+    chartName: str(m.chart),
+    chartVersion: str(m.version),
+    appVersion: str(m.appVersion),
+    labels: { ...release.labels, ...labels(m.labels) },
+  };
+}
+
+/** String labels of a JSON object (anything else dropped). */
+function labels(value: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(record(value))) if (typeof v === "string") out[k] = v;
+  return out;
 }
 
 /** The revisions of `helm history -o json`. */

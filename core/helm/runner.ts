@@ -38,6 +38,7 @@ import type {
   RollbackOptions,
   TemplateOptions,
   UninstallOptions,
+  UpgradeCallOptions,
 } from "./types.js";
 
 /** Extra time given to the helm process beyond helm's own `--timeout`, so helm reports its own error first. */
@@ -114,7 +115,13 @@ export class HelmRunner {
     this.guard("install");
     const dryRun = options.dryRun === true ? "server" : options.dryRun === false ? undefined : options.dryRun;
     return this.withCall(async (call) => {
-      const args = installArgs(spec, await this.prepareChart(call, spec), call.valuesArgs(spec), dryRun);
+      const args = installArgs(
+        spec,
+        await this.prepareChart(call, spec),
+        call.valuesArgs(spec),
+        dryRun,
+        options.labels,
+      );
       const { stdout } = await this.exec(call, args, {
         timeout: spec.install.timeout,
         helmTimeout: true,
@@ -126,10 +133,15 @@ export class HelmRunner {
   }
 
   /** Upgrades the release to the spec (`helm upgrade --reset-values … -o json`); no `--install`, no rollback on failure. */
-  public async upgrade(spec: ResolvedSpec): Promise<ReleaseInfo> {
+  public async upgrade(spec: ResolvedSpec, options: UpgradeCallOptions = {}): Promise<ReleaseInfo> {
     this.guard("upgrade");
     return this.withCall(async (call) => {
-      const args = upgradeArgs(spec, await this.prepareChart(call, spec), call.valuesArgs(spec));
+      const args = upgradeArgs(
+        spec,
+        await this.prepareChart(call, spec),
+        call.valuesArgs(spec),
+        options.labels,
+      );
       const { stdout } = await this.exec(call, args, {
         timeout: spec.install.timeout,
         helmTimeout: true,

@@ -90,6 +90,8 @@ export interface ReleaseInfo {
   readonly lastDeployed: string;
   /** Description of the last operation. */
   readonly description: string;
+  /** The release's labels (helm v4 release metadata; a label set by an upgrade is kept by later ones). */
+  readonly labels: Readonly<Record<string, string>>;
 }
 
 /** One revision from `helm history -o json`. */
@@ -130,6 +132,14 @@ export interface ReleaseListItem {
 export interface InstallCallOptions {
   /** Simulate: `true` or `"server"` = `--dry-run=server`, `"client"` = `--dry-run=client` (no cluster needed). @default - false */
   readonly dryRun?: boolean | "client" | "server";
+  /** Release labels to set (`--labels`). @default - none */
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+/** Options of {@link HelmRunner.upgrade}. */
+export interface UpgradeCallOptions {
+  /** Release labels to set (`--labels`; helm merges them into the previous revision's). @default - none */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 /** Options of {@link HelmRunner.template}. */

@@ -3,7 +3,9 @@
  * run, and what the Pulumi engine is told to freeze. This file answers "what may ApplyOnce do
  * after handoff?": nothing. Its first successful `create` is the handoff; after it, no step
  * allows any helm call (diff, read, update and delete are answered from the stored state), the
- * engine ignores changes to the spec inputs and never deletes the release. The Pulumi provider
+ * engine ignores changes to the spec inputs and never deletes the release. Even a create (a new
+ * add-on, or a replace) repairs only a release whose current revision helm-handoff made itself;
+ * a release someone else wrote (e.g. GitOps, whose last upgrade failed) is adopted as it is. The Pulumi provider
  * (`provider/dynamic.ts`, `provider/component.ts`) and the lifecycle (`core/install.ts`) read
  * this table, and every runner they create refuses a call the table does not list
  * (`HelmCallNotAllowedError`), so a rule cannot be broken by a forgotten `if`.
@@ -40,6 +42,12 @@ export interface StrategyRules {
   readonly frozenInputs: readonly string[];
   /** Whether a delete leaves the release on the cluster (`retainOnDelete`). */
   readonly retainOnDelete: boolean;
+  /**
+   * Which releases found in a bad state (failed, pending, unknown) a create may repair (roll back,
+   * uninstall, wait for): `"own"`, only a revision helm-handoff made (see `ownership.ts`); anything
+   * else is adopted as it is, with no helm write. `"any"`: every release of that name.
+   */
+  readonly repairs: "own" | "any";
 }
 
 /** Install (a create tries it first), adopt, recover a stuck release, clean up a partial install. */
@@ -60,6 +68,7 @@ export const STRATEGY_TABLE: { readonly [S in Strategy]: StrategyRules } = {
     helm: { check: [], diff: [], create: FIRST_INSTALL, read: [], update: [], delete: [] },
     frozenInputs: ["spec", "values", "chartPassword", "releaseName", "namespace"],
     retainOnDelete: true,
+    repairs: "own",
   },
   Reconcile: {
     helm: {
@@ -72,6 +81,7 @@ export const STRATEGY_TABLE: { readonly [S in Strategy]: StrategyRules } = {
     },
     frozenInputs: [],
     retainOnDelete: false,
+    repairs: "any",
   },
 };
 
