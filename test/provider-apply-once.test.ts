@@ -70,6 +70,56 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
     assert.deepEqual(live?.values, { message: "first" });
   });
 
+  test("a replace leaves a release that GitOps upgraded and then failed exactly as it was: adopted, no helm write", async () => {
+    const s = await stackOf("gitops-owned", { message: "first" });
+    await s.up();
+    const kc = ["--kubeconfig", cluster.kubeconfigPath];
+    const chart = localChart("workload");
+    // GitOps takes over: one upgrade that works (revision 2), one that the API server rejects (revision 3, failed).
+    await runHelm([
+      "upgrade",
+      "gitops-owned",
+      chart,
+      ...kc,
+      "--reuse-values",
+      "--set",
+      "message=gitops",
+      "--wait",
+    ]);
+    const rejected = await runHelm(
+      ["upgrade", "gitops-owned", chart, ...kc, "--reuse-values", "--set", "replicaCount=-1"],
+      { check: false },
+    );
+    assert.notEqual(rejected.exitCode, 0);
+    const before = await liveRelease(cluster, "gitops-owned");
+    assert.equal(before?.status, "failed");
+    assert.equal(before?.revision, 3);
+
+    const deployment = (await s.stack.exportStack()).deployment as {
+      resources: Array<{ urn: string; type: string }>;
+    };
+    const release = deployment.resources.find((r) => r.type.endsWith(":ClusterAddonRelease"));
+    assert.ok(release);
+    await spy.reset();
+    const up = await s.stack.up({ replace: [release.urn], color: "never", onOutput: () => {} });
+    assert.equal(up.summary.resourceChanges?.replace, 1);
+    assert.deepEqual(
+      (await spy.calls()).map((c) => c.split(" ")[0]).filter((c) => c !== "version"),
+      ["install", "status", "get"],
+      "one refused install, then a look: no rollback, uninstall or upgrade",
+    );
+    const after = await liveRelease(cluster, "gitops-owned");
+    assert.deepEqual(after, before);
+    const status = up.outputs["gitops-ownedStatus"]?.value as {
+      adopted: boolean;
+      revision: number;
+      status: string;
+    };
+    assert.deepEqual([status.adopted, status.revision, status.status], [true, 3, "failed"]);
+    const handoff = up.outputs["gitops-ownedHandoff"]?.value as HandoffRecord;
+    assert.deepEqual([handoff.adopted, handoff.revision], [true, 3]);
+  });
+
   test("adopts a release that is already deployed instead of failing or upgrading it", async () => {
     await runHelm([
       "install",
