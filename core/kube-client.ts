@@ -12,6 +12,7 @@ import * as http from "node:http";
 import * as https from "node:https";
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Duration } from "./duration.js";
+import { SpecError } from "./errors.js";
 import { readKubeconfig } from "./kubeconfig.js";
 
 /** The answer to {@link KubeClient.get}. */
@@ -57,7 +58,12 @@ export async function kubeClient(
   const target = readKubeconfig(kubeconfig, options);
   const { KubeConfig } = await import("@kubernetes/client-node");
   let kc = new KubeConfig();
-  kc.loadFromString(kubeconfig, { onInvalidEntry: "filter" });
+  try {
+    kc.loadFromString(kubeconfig, { onInvalidEntry: "filter" });
+  } catch (e) {
+    const why = e instanceof Error ? e.message.split("\n")[0] : String(e);
+    throw new SpecError("kubeconfig", `kubeconfig cannot be loaded by @kubernetes/client-node: ${why}`);
+  }
   if (target.server.startsWith("http:")) {
     // client-node refuses plain HTTP unless TLS verification is off; there is no TLS to verify, and
     // helm (client-go) talks plain HTTP to such a server, so do the same.
