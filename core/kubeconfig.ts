@@ -1,6 +1,7 @@
 /**
- * Reading the parts of a kubeconfig helm-handoff needs (server, CA, credentials of one context),
- * without a cluster call.
+ * Reading the parts of a kubeconfig helm-handoff needs without a cluster call (the context, its
+ * cluster, server URL and CA), with errors that name what to fix. Credentials, proxies and TLS
+ * options are applied by `@kubernetes/client-node` when a call is made (`kube-client.ts`).
  *
  * @module
  */
@@ -19,22 +20,6 @@ export interface KubeconfigTarget {
   readonly server: string;
   /** DER of the first CA certificate, if the cluster names one. */
   readonly caDer: Buffer | undefined;
-  /** PEM of the CA bundle, if any. */
-  readonly caPem: string | undefined;
-  /** `insecure-skip-tls-verify` of the cluster. */
-  readonly insecureSkipTlsVerify: boolean;
-  /** `tls-server-name` of the cluster, if any. */
-  readonly tlsServerName: string | undefined;
-  /** Client certificate (PEM), if any. */
-  readonly clientCert: string | undefined;
-  /** Client key (PEM), if any. */
-  readonly clientKey: string | undefined;
-  /** Bearer token (from `token` or `tokenFile`), if any. */
-  readonly token: string | undefined;
-  /** Basic-auth user and password, if any. */
-  readonly basicAuth: { readonly username: string; readonly password: string } | undefined;
-  /** True when the user authenticates with `exec` or `auth-provider`, which helm-handoff does not run itself. */
-  readonly externalAuth: boolean;
 }
 
 type Obj = Record<string, unknown>;
@@ -133,13 +118,10 @@ export function readKubeconfig(
     `cluster ${JSON.stringify(clusterName)}`,
   );
   let caDer: Buffer | undefined;
-  let caPem: string | undefined;
   if (caRaw !== undefined) {
     const text = caRaw.toString("utf8");
     try {
-      const cert = text.includes("-----BEGIN") ? new X509Certificate(text) : new X509Certificate(caRaw);
-      caDer = cert.raw;
-      caPem = text.includes("-----BEGIN") ? text : cert.toString();
+      caDer = (text.includes("-----BEGIN") ? new X509Certificate(text) : new X509Certificate(caRaw)).raw;
     } catch {
       throw new SpecError(
         "kubeconfig",
@@ -147,38 +129,10 @@ export function readKubeconfig(
       );
     }
   }
-  const userName = typeof ctx.user === "string" ? ctx.user : "";
-  const user = named(doc.users, userName, "user") ?? {};
-  const who = `user ${JSON.stringify(userName)}`;
-  const cert = dataOrFile(user, "client-certificate-data", "client-certificate", who);
-  const key = dataOrFile(user, "client-key-data", "client-key", who);
-  let token = typeof user.token === "string" && user.token !== "" ? user.token : undefined;
-  if (token === undefined && typeof user.tokenFile === "string") {
-    try {
-      token = readFileSync(user.tokenFile, "utf8").trim();
-    } catch {
-      throw new SpecError(
-        "kubeconfig",
-        `kubeconfig ${who} tokenFile ${JSON.stringify(user.tokenFile)} cannot be read`,
-      );
-    }
-  }
-  const basicAuth =
-    typeof user.username === "string" && typeof user.password === "string"
-      ? { username: user.username, password: user.password }
-      : undefined;
   return {
     context: contextName,
     cluster: clusterName,
     server,
     caDer,
-    caPem,
-    insecureSkipTlsVerify: cluster["insecure-skip-tls-verify"] === true,
-    tlsServerName: typeof cluster["tls-server-name"] === "string" ? cluster["tls-server-name"] : undefined,
-    clientCert: cert?.toString("utf8"),
-    clientKey: key?.toString("utf8"),
-    token,
-    basicAuth,
-    externalAuth: user.exec !== undefined || user["auth-provider"] !== undefined,
   };
 }

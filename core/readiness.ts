@@ -3,11 +3,9 @@
  *
  * @module
  */
-import * as http from "node:http";
-import * as https from "node:https";
 import { Duration } from "./duration.js";
 import { CredentialsRejectedError } from "./errors.js";
-import { type KubeconfigTarget, readKubeconfig } from "./kubeconfig.js";
+import { type KubeClient, type KubeResponse, kubeClient } from "./kube-client.js";
 import { retry } from "./retry.js";
 
 /** What {@link WaitForApiServerOptions.onWait} is told after each failed probe. */
@@ -49,12 +47,13 @@ export interface ApiServerReady {
 class NotReady extends Error {}
 
 /**
- * Polls `GET /readyz` with the kubeconfig's CA and credentials (client certificate, token or basic
- * auth) until it answers 200.
+ * Polls `GET /readyz` with the kubeconfig's CA, credentials (client certificate, token, basic auth
+ * or an `exec` credential plugin), `proxy-url` and `tls-server-name` (see `kube-client.ts`) until
+ * it answers 200.
  *
  * A 401 or 403 fails at once with {@link CredentialsRejectedError}: waiting cannot fix wrong
- * credentials. Users that authenticate through `exec` or `auth-provider` plugins are probed
- * anonymously, and for them a 401/403 counts as "the server answers".
+ * credentials. A failing `exec` plugin counts as "not ready yet" (a cloud CLI may fail until the
+ * cluster exists) and is retried until the deadline; its message is in the wait reports.
  *
  * @throws DeadlineExceededError listing the probes when the deadline passes
  * @throws SpecError when the kubeconfig is unusable
@@ -63,85 +62,48 @@ export async function waitForApiServer(
   kubeconfig: string,
   options: WaitForApiServerOptions,
 ): Promise<ApiServerReady> {
-  const target = readKubeconfig(
+  const client = await kubeClient(
     kubeconfig,
     options.context !== undefined ? { context: options.context } : {},
   );
   const probeTimeout = options.probeTimeout ?? Duration.seconds(5);
   let attempts = 0;
-  await retry(
-    async (n) => {
-      attempts = n;
-      await probe(target, probeTimeout, options.signal);
-    },
-    {
-      deadline: options.deadline,
-      minBackoff: options.minBackoff ?? Duration.millis(100),
-      maxBackoff: options.maxBackoff ?? Duration.millis(500),
-      isRetryable: (e) => !(e instanceof CredentialsRejectedError),
-      what: `waiting for the API server ${target.server} to answer /readyz`,
-      ...(options.signal !== undefined ? { signal: options.signal } : {}),
-      onRetry: (info) =>
-        options.onWait?.({
-          attempt: info.attempt,
-          reason: info.error instanceof Error ? info.error.message : String(info.error),
-          delay: info.delay,
-        }),
-    },
-  );
-  return { server: target.server, attempts };
+  try {
+    await retry(
+      async (n) => {
+        attempts = n;
+        await probe(client, probeTimeout, options.signal);
+      },
+      {
+        deadline: options.deadline,
+        minBackoff: options.minBackoff ?? Duration.millis(100),
+        maxBackoff: options.maxBackoff ?? Duration.millis(500),
+        isRetryable: (e) => !(e instanceof CredentialsRejectedError),
+        what: `waiting for the API server ${client.server} to answer /readyz`,
+        ...(options.signal !== undefined ? { signal: options.signal } : {}),
+        onRetry: (info) =>
+          options.onWait?.({
+            attempt: info.attempt,
+            reason: info.error instanceof Error ? info.error.message : String(info.error),
+            delay: info.delay,
+          }),
+      },
+    );
+  } finally {
+    client.close();
+  }
+  return { server: client.server, attempts };
 }
 
-function probe(t: KubeconfigTarget, timeout: Duration, signal: AbortSignal | undefined): Promise<void> {
-  const url = new URL(`${t.server}/readyz`);
-  const headers: Record<string, string> = { accept: "text/plain" };
-  if (t.token !== undefined) headers.authorization = `Bearer ${t.token}`;
-  else if (t.basicAuth !== undefined) {
-    headers.authorization = `Basic ${Buffer.from(`${t.basicAuth.username}:${t.basicAuth.password}`).toString("base64")}`;
+async function probe(client: KubeClient, timeout: Duration, signal: AbortSignal | undefined): Promise<void> {
+  let res: KubeResponse;
+  try {
+    res = await client.get("/readyz", { timeout, ...(signal !== undefined ? { signal } : {}) });
+  } catch (e) {
+    throw new NotReady(e instanceof Error ? e.message : String(e));
   }
-  return new Promise<void>((resolve, reject) => {
-    const onResponse = (res: http.IncomingMessage): void => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => {
-        if (chunks.length < 16) chunks.push(c);
-      });
-      res.on("end", () => {
-        const status = res.statusCode ?? 0;
-        if (status === 200) resolve();
-        else if ((status === 401 || status === 403) && !t.externalAuth)
-          reject(new CredentialsRejectedError(t.server, status));
-        else if (status === 401 || status === 403) resolve();
-        else {
-          const body = Buffer.concat(chunks).toString("utf8").trim().split("\n").slice(-3).join("; ");
-          reject(new NotReady(`HTTP ${status} from /readyz${body ? `: ${body.slice(0, 200)}` : ""}`));
-        }
-      });
-      res.on("error", reject);
-    };
-    const common = {
-      method: "GET",
-      headers,
-      timeout: timeout.toMilliseconds(),
-      ...(signal !== undefined ? { signal } : {}),
-    };
-    const req =
-      url.protocol === "http:"
-        ? http.request(url, common, onResponse)
-        : https.request(
-            url,
-            {
-              ...common,
-              ...(t.caPem !== undefined ? { ca: t.caPem } : {}),
-              ...(t.clientCert !== undefined ? { cert: t.clientCert } : {}),
-              ...(t.clientKey !== undefined ? { key: t.clientKey } : {}),
-              ...(t.tlsServerName !== undefined ? { servername: t.tlsServerName } : {}),
-              rejectUnauthorized: !t.insecureSkipTlsVerify,
-              agent: false,
-            },
-            onResponse,
-          );
-    req.on("timeout", () => req.destroy(new NotReady(`no answer from /readyz within ${timeout}`)));
-    req.on("error", (e) => reject(e instanceof NotReady ? e : new NotReady(e.message)));
-    req.end();
-  });
+  if (res.status === 200) return;
+  if (res.status === 401 || res.status === 403) throw new CredentialsRejectedError(client.server, res.status);
+  const body = res.body.trim().split("\n").slice(-3).join("; ");
+  throw new NotReady(`HTTP ${res.status} from /readyz${body ? `: ${body.slice(0, 200)}` : ""}`);
 }

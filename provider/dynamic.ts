@@ -24,6 +24,7 @@
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { kubeSystemUid } from "../core/cluster-uid.js";
 import { Duration } from "../core/duration.js";
 import { DeadlineExceededError, SpecError } from "../core/errors.js";
 import { makeHandoffRecord, valuesDigest } from "../core/handoff.js";
@@ -35,6 +36,7 @@ import { waitForApiServer } from "../core/readiness.js";
 import { Semaphore } from "../core/semaphore.js";
 import { type AddonSpec, validateSpec } from "../core/spec.js";
 import { progressLine } from "./progress.js";
+import { recordRelease, uninstallVerdict } from "./same-cluster.js";
 import { type ReleaseInputs, type ReleaseOutputs, type ReleaseStatus, releaseId } from "./state.js";
 
 type Inputs = ReleaseInputs & Record<string, unknown>;
@@ -207,7 +209,10 @@ export async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResul
     inputs.releaseName,
     `${result.adopted ? "adopted" : "installed"} ${inputs.namespace}/${inputs.releaseName} revision ${status.revision} (${status.status}) after ${result.attempts} attempt(s)`,
   );
-  return { id: releaseId(inputs), outs: outputsOf(inputs, status, inputs.values) };
+  const clusterUid = await kubeSystemUid(inputs.kubeconfig);
+  recordRelease(clusterUid, inputs.namespace, inputs.releaseName);
+  const outs = outputsOf(inputs, status, inputs.values);
+  return { id: releaseId(inputs), outs: clusterUid !== undefined ? { ...outs, clusterUid } : outs };
 }
 
 /** Refresh. ApplyOnce: no cluster call. Reconcile: reads the live release (drift shows in the next diff). */
@@ -236,7 +241,7 @@ export async function update(_id: string, olds: Outputs, news: Inputs): Promise<
   if (!mayCallHelm(news.strategy, "update")) {
     progressLine(news.releaseName, "ApplyOnce: handed off; no helm call");
     const kept = { ...olds.status };
-    return { outs: outputsOf({ ...news }, kept, news.values) };
+    return { outs: withUid(outputsOf({ ...news }, kept, news.values), olds.clusterUid) };
   }
   const spec = validateSpec(toSpec(news));
   const runner = runnerFor(news, "update");
@@ -245,7 +250,12 @@ export async function update(_id: string, olds: Outputs, news: Inputs): Promise<
     onProgress: (p) => progressLine(news.releaseName, p.message),
   });
   const status = statusOf(result.release, olds.status.attempts, olds.status.adopted);
-  return { outs: outputsOf(news, status, news.values) };
+  return { outs: withUid(outputsOf(news, status, news.values), olds.clusterUid) };
+}
+
+/** `outs` with the kube-system UID recorded at create, kept across updates (same cluster: same resource id). */
+function withUid(outs: ReleaseOutputs, clusterUid: string | undefined): ReleaseOutputs {
+  return clusterUid !== undefined ? { ...outs, clusterUid } : outs;
 }
 
 /** How long Reconcile's delete waits for an unreachable cluster before leaving the release be. */
@@ -256,6 +266,9 @@ const DELETE_REACH_DEADLINE = Duration.seconds(30);
  * A cluster that does not answer within 30 s is taken as gone (replaced or deleted): the release
  * is dropped from state with a warning line, so a destroy or a cluster replacement never hangs
  * on a cluster that no longer exists. Any other failure fails the delete (the release stays in state).
+ * Before uninstalling, the cluster's kube-system UID is compared with the one recorded at create
+ * (`same-cluster.ts`): a release its replacement took over on the same cluster, or a kubeconfig that
+ * now reaches another cluster, is left as it is.
  */
 export async function remove(_id: string, props: Outputs): Promise<void> {
   if (!mayCallHelm(props.strategy, "delete")) {
@@ -270,6 +283,16 @@ export async function remove(_id: string, props: Outputs): Promise<void> {
       props.releaseName,
       `warning: cluster ${props.clusterServer} unreachable for ${DELETE_REACH_DEADLINE}; leaving release ${props.namespace}/${props.releaseName} as it is and dropping it from state`,
     );
+    return;
+  }
+  const verdict = uninstallVerdict(
+    props.clusterUid,
+    props.clusterUid !== undefined ? await kubeSystemUid(props.kubeconfig) : undefined,
+    props.namespace,
+    props.releaseName,
+  );
+  if (!verdict.uninstall) {
+    progressLine(props.releaseName, `Reconcile delete: ${verdict.reason}`);
     return;
   }
   await removeRelease(runnerFor(props, "delete"), props.releaseName, props.namespace, {

@@ -76,6 +76,12 @@ export interface ReleaseOutputs extends ReleaseInputs {
   readonly liveValuesDigest: string;
   /** Chart version the live release runs, as last read. */
   readonly liveChartVersion: string;
+  /**
+   * UID of the cluster's `kube-system` namespace, read at create: a Reconcile delete compares it
+   * with the cluster its kubeconfig reaches (`same-cluster.ts`). Absent for a resource created
+   * before it was recorded, or when it could not be read.
+   */
+  readonly clusterUid?: string;
 }
 
 /** Input keys that hold secrets; also passed as `additionalSecretOutputs`. */

@@ -165,4 +165,29 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
       assert.equal(await liveRelease(cluster, "rec-moved"), undefined);
     });
   });
+
+  test("the same cluster under another server address is a replace that leaves the release deployed, with no upgrade, rollback or uninstall", async () => {
+    const s = await stackOf("rec-same", {});
+    await s.up();
+    const byName = cluster.kubeconfig.replace(
+      cluster.server,
+      cluster.server.replace("127.0.0.1", "localhost"),
+    );
+    assert.notEqual(byName, cluster.kubeconfig);
+    s.current = [{ name: "rec-same", args: { ...args({}), kubeconfig: byName } }];
+    await spy.reset();
+    const up = await s.up();
+    assert.equal(up.summary.resourceChanges?.replace, 1);
+    assert.match(
+      up.stdout,
+      /Reconcile delete: its replacement manages release default\/rec-same on the same cluster \(kube-system UID [0-9a-f-]{36}\); not uninstalling it/,
+    );
+    assert.deepEqual(
+      (await spy.calls()).filter((c) => /^(upgrade|uninstall|rollback) /.test(c)),
+      [],
+    );
+    const live = await liveRelease(cluster, "rec-same");
+    assert.equal(live?.status, "deployed");
+    assert.equal(live?.revision, 1);
+  });
 });
