@@ -35,6 +35,7 @@ export {
   makeHandoffRecord,
   valuesDigest,
 } from "./handoff.js";
+export { isKeyedDigest, KEYED_DIGEST_PREFIX, keyedValuesDigest, newDigestKey } from "./keyed-digest.js";
 export {
   type HelmCallName,
   type HelmCallPolicy,

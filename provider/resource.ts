@@ -37,6 +37,7 @@ export class AddonRelease extends pulumi.CustomResource {
   declare public readonly status: pulumi.Output<ReleaseOutputs["status"]>;
   declare public readonly handoff: pulumi.Output<ReleaseOutputs["handoff"]>;
   declare public readonly clusterId: pulumi.Output<string>;
+  declare public readonly digestKey: pulumi.Output<string>;
 
   /**
    * @param name - resource name
@@ -55,6 +56,7 @@ export class AddonRelease extends pulumi.CustomResource {
         handoff: undefined,
         liveValuesDigest: undefined,
         liveChartVersion: undefined,
+        digestKey: undefined,
       },
       opts,
     );
