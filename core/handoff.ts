@@ -127,7 +127,8 @@ export function makeHandoffRecord(input: HandoffRecordInput): HandoffRecord {
     cluster: { id: input.clusterId, server: input.server },
     release: { name: input.releaseName, namespace: input.namespace, storageNamespace: input.namespace },
     chart: { source, version: input.chartVersion },
-    valuesDigest: input.valuesDigestKey === undefined ? "" : keyedValuesDigest(input.values, input.valuesDigestKey),
+    valuesDigest:
+      input.valuesDigestKey === undefined ? "" : keyedValuesDigest(input.values, input.valuesDigestKey),
     revision: input.revision,
     strategy: input.strategy,
     installedAt: input.installedAt instanceof Date ? input.installedAt.toISOString() : input.installedAt,

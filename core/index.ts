@@ -35,7 +35,6 @@ export {
   makeHandoffRecord,
   valuesDigest,
 } from "./handoff.js";
-export { isKeyedDigest, KEYED_DIGEST_PREFIX, keyedValuesDigest, newDigestKey } from "./keyed-digest.js";
 export {
   type HelmCallName,
   type HelmCallPolicy,
@@ -65,6 +64,7 @@ export {
   type RemoveReleaseOptions,
   removeRelease,
 } from "./install.js";
+export { isKeyedDigest, KEYED_DIGEST_PREFIX, keyedValuesDigest, newDigestKey } from "./keyed-digest.js";
 export {
   type ClassifyOptions,
   classifyRelease,

@@ -23,7 +23,10 @@ export function newDigestKey(): string {
  * `hmac-sha256:` + hex of HMAC-SHA256 keyed with the UTF-8 bytes of `key`, over the canonical JSON
  * of `values` (object keys sorted recursively, see `canonicalJson`); `undefined`/`null` count as `{}`.
  */
-export function keyedValuesDigest(values: Readonly<Record<string, unknown>> | null | undefined, key: string): string {
+export function keyedValuesDigest(
+  values: Readonly<Record<string, unknown>> | null | undefined,
+  key: string,
+): string {
   const mac = createHmac("sha256", Buffer.from(key, "utf8"))
     .update(canonicalJson(values ?? {}))
     .digest("hex");

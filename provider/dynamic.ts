@@ -27,9 +27,9 @@ import type * as pulumi from "@pulumi/pulumi";
 import { Duration } from "../core/duration.js";
 import { DeadlineExceededError, SpecError } from "../core/errors.js";
 import { makeHandoffRecord, valuesDigest } from "../core/handoff.js";
-import { keyedValuesDigest, newDigestKey } from "../core/keyed-digest.js";
 import { HelmRunner, type ReleaseInfo } from "../core/helm/index.js";
 import { ensureRelease, removeRelease } from "../core/install.js";
+import { keyedValuesDigest, newDigestKey } from "../core/keyed-digest.js";
 import { helmPolicy, type LifecycleStep, mayCallHelm } from "../core/lifecycle/strategy.js";
 import { desiredRelease, needsUpgrade } from "../core/lifecycle/upgrade.js";
 import { waitForApiServer } from "../core/readiness.js";
@@ -127,7 +127,9 @@ function reconcileDrift(olds: Outputs, news: Inputs): string[] {
   // The live digest was stored keyed under olds.digestKey, or unkeyed by an older version.
   const key = olds.digestKey;
   const digest =
-    typeof key === "string" ? (v: Readonly<Record<string, unknown>>) => keyedValuesDigest(v, key) : valuesDigest;
+    typeof key === "string"
+      ? (v: Readonly<Record<string, unknown>>) => keyedValuesDigest(v, key)
+      : valuesDigest;
   try {
     return needsUpgrade(desiredRelease(validateSpec(toSpec(news)), digest), {
       chartName: olds.status.chart,

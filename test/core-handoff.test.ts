@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
 import { createHash, createHmac } from "node:crypto";
+import { test } from "node:test";
 import { canonicalJson, digestOf, makeHandoffRecord, valuesDigest } from "../core/handoff.js";
 import { isKeyedDigest, keyedValuesDigest, newDigestKey } from "../core/keyed-digest.js";
 

@@ -134,6 +134,10 @@ test("an ApplyOnce add-on stored by an older version plans an update (no replace
 
 test("an ApplyOnce add-on with keyed digests plans nothing when its spec changes", async () => {
   const olds = { ...deployed("0.1.0", "0.1.0"), strategy: "ApplyOnce" as const };
-  const news = { ...inputs("0.1.0", { a: 2 }), strategy: "ApplyOnce" as const, desiredDigest: "another-digest" };
+  const news = {
+    ...inputs("0.1.0", { a: 2 }),
+    strategy: "ApplyOnce" as const,
+    desiredDigest: "another-digest",
+  };
   assert.deepEqual(await diff("id", olds, news), { changes: false });
 });
