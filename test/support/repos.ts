@@ -121,7 +121,10 @@ export async function startHttpChartRepo(options: HttpChartRepoOptions): Promise
   const server =
     options.tls === undefined
       ? createServer(handle)
-      : createHttpsServer({ cert: readFileSync(options.tls.cert), key: readFileSync(options.tls.key) }, handle);
+      : createHttpsServer(
+          { cert: readFileSync(options.tls.cert), key: readFileSync(options.tls.key) },
+          handle,
+        );
   try {
     await new Promise<void>((resolveListen, reject) => {
       server.once("error", reject);
