@@ -97,6 +97,11 @@ export interface ClusterAddonRecordInput {
   readonly installedAt?: string | Date;
   /** Release revision. @default - 0 (applied manifests, no Helm release yet) */
   readonly revision?: number;
+  /**
+   * A secret key (see `newDigestKey`) for the record's keyed `valuesDigest`; keep it out of the
+   * synthesized output. @default - none: the record's `valuesDigest` is `""`
+   */
+  readonly valuesDigestKey?: string;
 }
 
 const METADATA_WARNING = "helm-handoff:warning";
@@ -243,6 +248,7 @@ export class ClusterAddon extends Construct {
       chart: this.spec.chart,
       chartVersion: chartVersionOf(this.spec, this.objects),
       values: mergeValues(readValueFiles(this.spec.valueFiles), this.spec.values),
+      ...(input.valuesDigestKey === undefined ? {} : { valuesDigestKey: input.valuesDigestKey }),
       revision: input.revision ?? 0,
       strategy: this.spec.strategy,
       installedAt: input.installedAt ?? new Date(0),

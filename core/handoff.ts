@@ -4,7 +4,11 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { canonicalJson } from "./canonical-json.js";
+import { keyedValuesDigest } from "./keyed-digest.js";
 import type { ChartSource, ResolvedChartSource, Strategy } from "./spec.js";
+
+export { canonicalJson } from "./canonical-json.js";
 
 /** The chart source as recorded: repository and name, or path. Credentials are never recorded. */
 export type HandoffChartSource =
@@ -55,7 +59,12 @@ export interface HandoffRecord {
     /** The chart version installed. */
     readonly version: string;
   };
-  /** `sha256:…` of the canonical JSON of the values (see {@link valuesDigest}); the values themselves are secret. */
+  /**
+   * `hmac-sha256:…` of the values under the release's secret digest key (see `keyedValuesDigest`),
+   * or `""` when no key was given. Without the key nobody can test guesses of the (secret) values
+   * against it; the key stays the same for the life of the release, so a changed digest means
+   * changed values. Never an unkeyed hash of the values.
+   */
   readonly valuesDigest: string;
   /** Release revision at handoff. */
   readonly revision: number;
@@ -81,8 +90,10 @@ export interface HandoffRecordInput {
   readonly chart: ChartSource | ResolvedChartSource;
   /** The chart version installed. */
   readonly chartVersion: string;
-  /** The values (only their digest is recorded). @default - {} */
+  /** The values (only their keyed digest is recorded, and only with {@link HandoffRecordInput.valuesDigestKey}). @default - {} */
   readonly values?: Readonly<Record<string, unknown>>;
+  /** The secret key of the values digest (see `newDigestKey`). @default - none: `valuesDigest` is `""` */
+  readonly valuesDigestKey?: string;
   /** Release revision. */
   readonly revision: number;
   /** Strategy. */
@@ -93,33 +104,15 @@ export interface HandoffRecordInput {
   readonly adopted?: boolean;
 }
 
-/**
- * Canonical JSON: object keys sorted (recursively), `undefined` members dropped, arrays in order.
- * Equal values give equal text whatever their key order.
- */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value)) ?? "null";
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : sortKeys(v)));
-  if (typeof value === "object" && value !== null && !(value instanceof Date)) {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(value).sort()) {
-      const v = (value as Record<string, unknown>)[k];
-      if (v !== undefined) out[k] = sortKeys(v);
-    }
-    return out;
-  }
-  return value;
-}
-
 /** `"sha256:" + hex` of the {@link canonicalJson} of any JSON-like value. */
 export function digestOf(value: unknown): string {
   return `sha256:${createHash("sha256").update(canonicalJson(value)).digest("hex")}`;
 }
 
-/** The digest of chart values; `undefined`/`null` count as `{}`. */
+/**
+ * The unkeyed digest of chart values, for comparisons in memory only (never stored or exported:
+ * anyone could test guesses against it); `undefined`/`null` count as `{}`.
+ */
 export function valuesDigest(values: Readonly<Record<string, unknown>> | null | undefined): string {
   return digestOf(values ?? {});
 }
@@ -134,7 +127,8 @@ export function makeHandoffRecord(input: HandoffRecordInput): HandoffRecord {
     cluster: { id: input.clusterId, server: input.server },
     release: { name: input.releaseName, namespace: input.namespace, storageNamespace: input.namespace },
     chart: { source, version: input.chartVersion },
-    valuesDigest: valuesDigest(input.values),
+    valuesDigest:
+      input.valuesDigestKey === undefined ? "" : keyedValuesDigest(input.values, input.valuesDigestKey),
     revision: input.revision,
     strategy: input.strategy,
     installedAt: input.installedAt instanceof Date ? input.installedAt.toISOString() : input.installedAt,

@@ -65,6 +65,7 @@ export {
   type RemoveReleaseOptions,
   removeRelease,
 } from "./install.js";
+export { isKeyedDigest, KEYED_DIGEST_PREFIX, keyedValuesDigest, newDigestKey } from "./keyed-digest.js";
 export {
   type ClassifyOptions,
   classifyRelease,

@@ -18,7 +18,7 @@ import {
 } from "../core/spec.js";
 import { mergeValues, readValueFiles } from "../core/values.js";
 import { AddonRelease } from "./resource.js";
-import { type ReleaseStatus, SECRET_KEYS, type StoredSpec } from "./state.js";
+import { type ReleaseStatus, SECRET_OUTPUT_KEYS, type StoredSpec } from "./state.js";
 
 /** Arguments of {@link ClusterAddon}. The chart, values and options are the shared add-on spec of `helm-handoff`. */
 export interface ClusterAddonArgs {
@@ -83,6 +83,11 @@ export class ClusterAddon extends pulumi.ComponentResource {
   public readonly clusterId: pulumi.Output<string>;
   /** The handoff record, JSON-serializable, for stack exports and the GitOps side. */
   public readonly handoff: pulumi.Output<HandoffRecord>;
+  /**
+   * The secret key of the handoff record's `valuesDigest` (HMAC-SHA256), for a platform team that
+   * wants the GitOps side to verify values against it (see docs/strategies.md). Always secret.
+   */
+  public readonly valuesDigestKey: pulumi.Output<string>;
 
   /**
    * @param name - resource name, also the default release name
@@ -122,10 +127,10 @@ export class ClusterAddon extends pulumi.ComponentResource {
       }),
     );
     const chartPassword = pulumi.secret(chart.apply((c) => ("password" in c ? (c.password ?? "") : "")));
-    const desiredDigest = pulumi.unsecret(
-      pulumi
-        .all([spec, values, namespace, chartPassword])
-        .apply(([s, v, ns, pw]) => digestOf({ s, v, ns, releaseName, pw })),
+    // Secret, and without the password: an unkeyed digest of the values must not be readable in
+    // state or preview. A password change is seen by comparing chartPassword itself (Reconcile).
+    const desiredDigest = pulumi.secret(
+      pulumi.all([spec, values, namespace]).apply(([s, v, ns]) => digestOf({ s, v, ns, releaseName })),
     );
 
     const release = new AddonRelease(
@@ -144,7 +149,7 @@ export class ClusterAddon extends pulumi.ComponentResource {
       },
       {
         parent: this,
-        additionalSecretOutputs: [...SECRET_KEYS],
+        additionalSecretOutputs: [...SECRET_OUTPUT_KEYS],
         // The strategy table (core/lifecycle/strategy.ts) is enforced by the engine first:
         // ApplyOnce's spec inputs are frozen and delete is skipped. The identity, strategy and
         // provider stay compared.
@@ -154,6 +159,7 @@ export class ClusterAddon extends pulumi.ComponentResource {
     this.status = release.status;
     this.clusterId = release.clusterId;
     this.handoff = release.handoff;
+    this.valuesDigestKey = pulumi.secret(release.digestKey);
     this.registerOutputs({ status: this.status, clusterId: this.clusterId, handoff: this.handoff });
   }
 }

@@ -30,6 +30,7 @@ import { DeadlineExceededError, SpecError } from "../core/errors.js";
 import { makeHandoffRecord, valuesDigest } from "../core/handoff.js";
 import { HelmRunner, type ReleaseInfo } from "../core/helm/index.js";
 import { ensureRelease, removeRelease } from "../core/install.js";
+import { keyedValuesDigest, newDigestKey } from "../core/keyed-digest.js";
 import { helmPolicy, type LifecycleStep, mayCallHelm } from "../core/lifecycle/strategy.js";
 import { desiredRelease, needsUpgrade } from "../core/lifecycle/upgrade.js";
 import { waitForApiServer } from "../core/readiness.js";
@@ -37,7 +38,13 @@ import { Semaphore } from "../core/semaphore.js";
 import { type AddonSpec, validateSpec } from "../core/spec.js";
 import { progressLine } from "./progress.js";
 import { recordRelease, uninstallVerdict } from "./same-cluster.js";
-import { type ReleaseInputs, type ReleaseOutputs, type ReleaseStatus, releaseId } from "./state.js";
+import {
+  hasKeyedDigests,
+  type ReleaseInputs,
+  type ReleaseOutputs,
+  type ReleaseStatus,
+  releaseId,
+} from "./state.js";
 
 type Inputs = ReleaseInputs & Record<string, unknown>;
 type Outputs = ReleaseOutputs & Record<string, unknown>;
@@ -81,7 +88,18 @@ export async function diff(_id: string, olds: Outputs, news: Inputs): Promise<pu
     return { changes: true, replaces, deleteBeforeReplace: false };
   }
   const strategyChanged = olds.strategy !== news.strategy;
+  // State from an older version holds unkeyed digests in plaintext: an update rewrites them
+  // (ApplyOnce's update makes no helm call), and its desiredDigest (which covered the password)
+  // cannot be compared with ours.
+  const legacy = !hasKeyedDigests(olds);
   if (news.strategy === "ApplyOnce") {
+    if (legacy) {
+      progressLine(
+        news.releaseName,
+        "state written by an older helm-handoff: rewriting its stored digests (no helm call)",
+      );
+      return { changes: true, replaces: [] };
+    }
     if (olds.desiredDigest !== news.desiredDigest) {
       progressLine(
         news.releaseName,
@@ -99,6 +117,8 @@ export async function diff(_id: string, olds: Outputs, news: Inputs): Promise<pu
     olds.releaseName !== news.releaseName ||
     olds.namespace !== news.namespace ||
     olds.desiredDigest !== news.desiredDigest ||
+    olds.chartPassword !== news.chartPassword ||
+    legacy ||
     drift.length > 0;
   const renamed = olds.releaseName !== news.releaseName || olds.namespace !== news.namespace;
   return { changes: changed, replaces: renamed ? ["releaseName"] : [], deleteBeforeReplace: false };
@@ -106,8 +126,14 @@ export async function diff(_id: string, olds: Outputs, news: Inputs): Promise<pu
 
 /** Why a Reconcile release differs from `news` (see `needsUpgrade`); an unreadable spec (unknown in preview) counts as a change. */
 function reconcileDrift(olds: Outputs, news: Inputs): string[] {
+  // The live digest was stored keyed under olds.digestKey, or unkeyed by an older version.
+  const key = olds.digestKey;
+  const digest =
+    typeof key === "string"
+      ? (v: Readonly<Record<string, unknown>>) => keyedValuesDigest(v, key)
+      : valuesDigest;
   try {
-    return needsUpgrade(desiredRelease(validateSpec(toSpec(news))), {
+    return needsUpgrade(desiredRelease(validateSpec(toSpec(news)), digest), {
       chartName: olds.status.chart,
       chartVersion: olds.liveChartVersion,
       valuesDigest: olds.liveValuesDigest,
@@ -131,16 +157,23 @@ function statusOf(release: ReleaseInfo, attempts: number, adopted: boolean): Rel
   };
 }
 
+/** The digest key stored in `outputs`, or a new one for a release that has none (create, or state of an older version). */
+function digestKeyOf(outputs: Partial<Pick<ReleaseOutputs, "digestKey">> | undefined): string {
+  return typeof outputs?.digestKey === "string" ? outputs.digestKey : newDigestKey();
+}
+
 function outputsOf(
   inputs: ReleaseInputs,
   status: ReleaseStatus,
   liveValues: Record<string, unknown>,
+  digestKey: string,
 ): ReleaseOutputs {
   const spec = toSpec(inputs);
   return {
     ...inputs,
     status,
-    liveValuesDigest: valuesDigest(liveValues),
+    digestKey,
+    liveValuesDigest: keyedValuesDigest(liveValues, digestKey),
     liveChartVersion: status.chartVersion,
     handoff: makeHandoffRecord({
       clusterId: inputs.clusterId,
@@ -150,6 +183,7 @@ function outputsOf(
       chart: spec.chart,
       chartVersion: status.chartVersion,
       values: inputs.values,
+      valuesDigestKey: digestKey,
       revision: status.revision,
       strategy: inputs.strategy,
       installedAt: status.lastDeployed,
@@ -211,7 +245,7 @@ export async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResul
   );
   const clusterUid = await kubeSystemUid(inputs.kubeconfig);
   recordRelease(clusterUid, inputs.namespace, inputs.releaseName);
-  const outs = outputsOf(inputs, status, inputs.values);
+  const outs = outputsOf(inputs, status, inputs.values, newDigestKey());
   return { id: releaseId(inputs), outs: clusterUid !== undefined ? { ...outs, clusterUid } : outs };
 }
 
@@ -225,12 +259,14 @@ export async function read(id: string, props?: Outputs): Promise<pulumi.dynamic.
     return {};
   }
   const liveValues = await runner.getValues(props.releaseName, props.namespace);
+  const digestKey = digestKeyOf(props);
   return {
     id,
     props: {
       ...props,
       status: statusOf(live, props.status.attempts, props.status.adopted),
-      liveValuesDigest: valuesDigest(liveValues),
+      digestKey,
+      liveValuesDigest: keyedValuesDigest(liveValues, digestKey),
       liveChartVersion: live.chartVersion,
     },
   };
@@ -241,7 +277,7 @@ export async function update(_id: string, olds: Outputs, news: Inputs): Promise<
   if (!mayCallHelm(news.strategy, "update")) {
     progressLine(news.releaseName, "ApplyOnce: handed off; no helm call");
     const kept = { ...olds.status };
-    return { outs: withUid(outputsOf({ ...news }, kept, news.values), olds.clusterUid) };
+    return { outs: withUid(outputsOf({ ...news }, kept, news.values, digestKeyOf(olds)), olds.clusterUid) };
   }
   const spec = validateSpec(toSpec(news));
   const runner = runnerFor(news, "update");
@@ -250,7 +286,7 @@ export async function update(_id: string, olds: Outputs, news: Inputs): Promise<
     onProgress: (p) => progressLine(news.releaseName, p.message),
   });
   const status = statusOf(result.release, olds.status.attempts, olds.status.adopted);
-  return { outs: withUid(outputsOf(news, status, news.values), olds.clusterUid) };
+  return { outs: withUid(outputsOf(news, status, news.values, digestKeyOf(olds)), olds.clusterUid) };
 }
 
 /** `outs` with the kube-system UID recorded at create, kept across updates (same cluster: same resource id). */

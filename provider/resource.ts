@@ -45,6 +45,7 @@ export class AddonRelease extends pulumi.CustomResource {
   declare public readonly status: pulumi.Output<ReleaseOutputs["status"]>;
   declare public readonly handoff: pulumi.Output<ReleaseOutputs["handoff"]>;
   declare public readonly clusterId: pulumi.Output<string>;
+  declare public readonly digestKey: pulumi.Output<string>;
 
   /**
    * @param name - resource name
@@ -63,6 +64,7 @@ export class AddonRelease extends pulumi.CustomResource {
         handoff: undefined,
         liveValuesDigest: undefined,
         liveChartVersion: undefined,
+        digestKey: undefined,
       },
       opts,
     );

@@ -8,6 +8,7 @@
  * @module
  */
 import type { HandoffRecord } from "../core/handoff.js";
+import { isKeyedDigest } from "../core/keyed-digest.js";
 import type { ChartSource, InstallOptions, RetryPolicy, Strategy } from "../core/spec.js";
 
 /** The chart reference as stored: the repository password lives in {@link ReleaseInputs.chartPassword}. */
@@ -40,8 +41,9 @@ export interface ReleaseInputs {
   /** Chart repository password (secret); empty string when none. */
   readonly chartPassword: string;
   /**
-   * Digest of everything the program asks for. Never ignored, so a change the
-   * engine hides from ApplyOnce can still be reported as ignored in preview.
+   * Digest of everything the program asks for except the repository password (secret: an
+   * unkeyed digest of secret values must never sit in plaintext state or preview output). Never
+   * ignored, so a change the engine hides from ApplyOnce can still be reported as ignored in preview.
    */
   readonly desiredDigest: string;
 }
@@ -72,8 +74,14 @@ export interface ReleaseStatus {
 export interface ReleaseOutputs extends ReleaseInputs {
   readonly status: ReleaseStatus;
   readonly handoff: HandoffRecord;
-  /** Digest of the values the live release runs with, as last read (Reconcile drift detection). */
+  /** Keyed digest of the values the live release runs with, as last read (Reconcile drift detection). */
   readonly liveValuesDigest: string;
+  /**
+   * The secret key of this release's value digests (`liveValuesDigest`, the handoff record's
+   * `valuesDigest`), made at create and kept by every update. Absent in state written by
+   * versions before it, whose digests are unkeyed (see `hasKeyedDigests`).
+   */
+  readonly digestKey?: string;
   /** Chart version the live release runs, as last read. */
   readonly liveChartVersion: string;
   /**
@@ -84,8 +92,19 @@ export interface ReleaseOutputs extends ReleaseInputs {
   readonly clusterUid?: string;
 }
 
-/** Input keys that hold secrets; also passed as `additionalSecretOutputs`. */
-export const SECRET_KEYS = ["kubeconfig", "values", "chartPassword"] as const;
+/** Input keys that hold secrets (or an unkeyed digest of them); also passed as `additionalSecretOutputs`. */
+export const SECRET_KEYS = ["kubeconfig", "values", "chartPassword", "desiredDigest"] as const;
+
+/** Every output key that is secret: the secret inputs and the digest key. */
+export const SECRET_OUTPUT_KEYS = [...SECRET_KEYS, "digestKey"] as const;
+
+/**
+ * Whether stored outputs carry this version's keyed digests. State written by older versions has
+ * unkeyed `sha256:` digests (and a `desiredDigest` that covered the password) in plaintext.
+ */
+export function hasKeyedDigests(outputs: Partial<Pick<ReleaseOutputs, "digestKey" | "handoff">>): boolean {
+  return typeof outputs.digestKey === "string" && isKeyedDigest(outputs.handoff?.valuesDigest);
+}
 
 /** The resource id: cluster, namespace and release name. */
 export function releaseId(inputs: Pick<ReleaseInputs, "clusterId" | "namespace" | "releaseName">): string {

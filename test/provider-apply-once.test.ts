@@ -3,13 +3,17 @@
  * real local cluster: every row of the lifecycle table.
  */
 import assert from "node:assert/strict";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { clusterIdentityFromKubeconfig } from "../core/index.js";
+import { digestOf } from "../core/handoff.js";
+import { clusterIdentityFromKubeconfig, valuesDigest } from "../core/index.js";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import type { HandoffRecord } from "../provider/index.js";
 import { type AddonStack, addonStack, liveRelease } from "./support/addon.js";
 import { localChart, runHelm } from "./support/charts.js";
 import { withLocalCluster } from "./support/cluster.js";
+import { unkeyedDigestForms } from "./support/digests.js";
 import { createHelmSpy, type HelmSpy } from "./support/helm-spy.js";
 
 describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
@@ -48,7 +52,7 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
     assert.deepEqual(handoff.release, { name: "once", namespace: "default", storageNamespace: "default" });
     assert.equal(handoff.revision, 1);
     assert.equal(handoff.strategy, "ApplyOnce");
-    assert.match(handoff.valuesDigest, /^sha256:[0-9a-f]{64}$/);
+    assert.match(handoff.valuesDigest, /^hmac-sha256:[0-9a-f]{64}$/);
     const live = await liveRelease(cluster, "once");
     assert.equal(live?.status, "deployed");
     assert.deepEqual(live?.values, { message: "first" });
@@ -229,5 +233,127 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
       assert.ok(!text.includes(clientKey), `the kubeconfig client key leaked into ${where}`);
     }
     assert.ok(argv.length > 0, "helm ran at least once");
+  });
+
+  /** The stored outputs of the stack's one ClusterAddonRelease, as exported (secrets encrypted). */
+  async function storedRelease(s: AddonStack): Promise<Record<string, unknown>> {
+    const exported = await s.stack.exportStack();
+    const resources = (exported.deployment as { resources?: Array<{ type: string; outputs?: object }> })
+      .resources;
+    const release = (resources ?? []).find((r) => r.type.endsWith(":ClusterAddonRelease"));
+    assert.ok(release?.outputs, "one release in the state");
+    return release.outputs as Record<string, unknown>;
+  }
+
+  /** The stack's current checkpoint file as stored (secrets encrypted), without the backend's history and backups. */
+  async function currentCheckpoint(s: AddonStack): Promise<string> {
+    const dir = join(s.backendDir, ".pulumi", "stacks");
+    const files = (await readdir(dir, { recursive: true })).filter((f) => f.endsWith(".json"));
+    assert.equal(files.length, 1, `one checkpoint in ${dir}`);
+    return readFile(join(dir, files[0] ?? ""), "utf8");
+  }
+
+  /** The handoff record `up` exported for add-on `name`. */
+  function handoffOf(up: { outputs: Record<string, { value?: unknown }> }, name: string): HandoffRecord {
+    const record = up.outputs[`${name}Handoff`]?.value;
+    assert.ok(record, `${name} exports a handoff record`);
+    return record as HandoffRecord;
+  }
+
+  /** What an unkeyed digest of `values` for release `name` (a path chart) looked like in any version. */
+  function unkeyedForms(name: string, values: Record<string, unknown>): string[] {
+    const s = { chart: { path: localChart("workload") }, createNamespace: false, install: {}, retry: {} };
+    const desired = { s, v: values, ns: "default", releaseName: name };
+    return [
+      ...unkeyedDigestForms(values),
+      ...unkeyedDigestForms(desired),
+      ...unkeyedDigestForms({ ...desired, pw: "" }),
+      ...Object.values(values).flatMap((v) => unkeyedDigestForms(v)),
+    ];
+  }
+
+  test("two stacks with the same secret values store no unkeyed digest of them and different keyed digests", async () => {
+    const values = { message: "123456" };
+    const twins = [await stackOf("twin-a", values), await stackOf("twin-b", values)];
+    const stored: Array<Record<string, unknown>> = [];
+    for (const [i, s] of twins.entries()) {
+      const name = i === 0 ? "twin-a" : "twin-b";
+      const up = await s.up();
+      await s.preview();
+      await s.refresh();
+      const state = await s.stateText();
+      for (const [where, text] of [
+        ["state", state],
+        ["output", s.output()],
+        ["stack outputs", JSON.stringify(up.outputs)],
+      ] as const) {
+        for (const form of unkeyedForms(name, values)) {
+          assert.ok(!text.includes(form), `an unkeyed digest (${form}) of the values leaked into ${where}`);
+        }
+      }
+      const release = await storedRelease(s);
+      stored.push(release);
+      assert.equal(handoffOf(up, name).valuesDigest, release.liveValuesDigest);
+    }
+    const [a = {}, b = {}] = stored;
+    assert.match(String(a.liveValuesDigest), /^hmac-sha256:[0-9a-f]{64}$/);
+    assert.notEqual(a.liveValuesDigest, b.liveValuesDigest);
+    assert.notEqual((a.handoff as HandoffRecord).valuesDigest, (b.handoff as HandoffRecord).valuesDigest);
+    for (const secret of [a.desiredDigest, a.digestKey, b.desiredDigest, b.digestKey]) {
+      assert.equal(typeof secret, "object", "desiredDigest and digestKey are stored as secrets");
+    }
+  });
+
+  test("state written by an older version (unkeyed digests) is rewritten by an up without a replace or a helm call", async () => {
+    const values = { message: "legacy" };
+    const s = await stackOf("legacy", values);
+    await s.up();
+    // Put the release back as a version before keyed digests stored it.
+    const exported = await s.stack.exportStack();
+    const deployment = exported.deployment as {
+      resources: Array<{ type: string; inputs: Record<string, unknown>; outputs: Record<string, unknown> }>;
+    };
+    const release = deployment.resources.find((r) => r.type.endsWith(":ClusterAddonRelease"));
+    assert.ok(release);
+    const stored = {
+      chart: { path: localChart("workload") },
+      createNamespace: false,
+      install: {},
+      retry: {},
+    };
+    const oldDesired = digestOf({ s: stored, v: values, ns: "default", releaseName: "legacy", pw: "" });
+    const { digestKey: _key, ...outputs } = release.outputs;
+    release.inputs = { ...release.inputs, desiredDigest: oldDesired };
+    release.outputs = {
+      ...outputs,
+      desiredDigest: oldDesired,
+      liveValuesDigest: valuesDigest(values),
+      handoff: { ...(outputs.handoff as HandoffRecord), valuesDigest: valuesDigest(values) },
+    };
+    await s.stack.importStack(exported);
+    assert.ok((await s.stateText()).includes(oldDesired.slice("sha256:".length)));
+
+    await spy.reset();
+    await s.refresh();
+    const preview = await s.preview();
+    assert.equal(preview.changeSummary.update, 1);
+    assert.equal(preview.changeSummary.replace ?? 0, 0);
+    assert.match(
+      s.output(),
+      /legacy: state written by an older helm-handoff: rewriting its stored digests \(no helm call\)/,
+    );
+    const up = await s.up();
+    assert.equal(up.summary.resourceChanges?.update, 1);
+    assert.deepEqual(await spy.calls(), []);
+    assert.equal((await liveRelease(cluster, "legacy"))?.revision, 1);
+
+    // The current checkpoint (the backend's history and backups keep the older ones as they were).
+    const state = await currentCheckpoint(s);
+    assert.match(state, /ClusterAddonRelease/);
+    for (const form of unkeyedForms("legacy", values)) {
+      assert.ok(!state.includes(form), `an unkeyed digest (${form}) of the values is still in the state`);
+    }
+    assert.match(handoffOf(up, "legacy").valuesDigest, /^hmac-sha256:[0-9a-f]{64}$/);
+    assert.equal((await s.preview()).changeSummary.update ?? 0, 0, "the next preview plans nothing");
   });
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { valuesDigest } from "../core/handoff.js";
+import { makeHandoffRecord, valuesDigest } from "../core/handoff.js";
+import { keyedValuesDigest } from "../core/keyed-digest.js";
 import { diff } from "../provider/dynamic.js";
 import type { ReleaseInputs, ReleaseOutputs } from "../provider/state.js";
 
@@ -46,9 +47,34 @@ function deployed(requested: string, liveVersion: string): ReleaseOutputs & Reco
       attempts: 1,
       adopted: false,
     },
-    handoff: {} as ReleaseOutputs["handoff"],
-    liveValuesDigest: valuesDigest(i.values),
+    handoff: makeHandoffRecord({
+      clusterId: i.clusterId,
+      server: i.clusterServer,
+      releaseName: i.releaseName,
+      namespace: i.namespace,
+      chart: i.spec.chart,
+      chartVersion: liveVersion,
+      values: i.values,
+      valuesDigestKey: KEY,
+      revision: 1,
+      strategy: i.strategy,
+      installedAt: "2026-01-01T00:00:00Z",
+    }),
+    digestKey: KEY,
+    liveValuesDigest: keyedValuesDigest(i.values, KEY),
     liveChartVersion: liveVersion,
+  };
+}
+
+const KEY = "test-digest-key";
+
+/** Outputs as a version before keyed digests stored them: no key, unkeyed digests. */
+function legacy(olds: ReleaseOutputs & Record<string, unknown>): ReleaseOutputs & Record<string, unknown> {
+  const { digestKey: _key, ...rest } = olds;
+  return {
+    ...rest,
+    liveValuesDigest: valuesDigest(olds.values),
+    handoff: { ...olds.handoff, valuesDigest: valuesDigest(olds.values) },
   };
 }
 
@@ -68,7 +94,50 @@ test("a Reconcile add-on whose live chart version differs from its exact version
 });
 
 test("a Reconcile add-on whose live values drifted plans an update", async () => {
-  const olds = { ...deployed("0.1.0", "0.1.0"), liveValuesDigest: valuesDigest({ a: 2 }) };
+  const olds = { ...deployed("0.1.0", "0.1.0"), liveValuesDigest: keyedValuesDigest({ a: 2 }, KEY) };
   const result = await diff("id", olds, inputs("0.1.0"));
   assert.deepEqual(result, { changes: true, replaces: [], deleteBeforeReplace: false });
+});
+
+test("a Reconcile add-on whose values change plans an update", async () => {
+  const news = { ...inputs("0.1.0", { a: 2 }), desiredDigest: "digest-of-0.1.0" };
+  const result = await diff("id", deployed("0.1.0", "0.1.0"), news);
+  assert.deepEqual(result, { changes: true, replaces: [], deleteBeforeReplace: false });
+});
+
+test("a Reconcile add-on whose repository password changes plans an update, though no digest covers it", async () => {
+  const withUser = <T extends ReleaseInputs>(i: T): T => ({
+    ...i,
+    spec: { ...i.spec, chart: { ...i.spec.chart, username: "u" } },
+    chartPassword: "123456",
+  });
+  const olds = withUser(deployed("0.1.0", "0.1.0"));
+  const news = { ...withUser(inputs("0.1.0")), chartPassword: "654321" };
+  assert.deepEqual(await diff("id", olds, { ...news, chartPassword: "123456" }), {
+    changes: false,
+    replaces: [],
+    deleteBeforeReplace: false,
+  });
+  assert.deepEqual(await diff("id", olds, news), { changes: true, replaces: [], deleteBeforeReplace: false });
+});
+
+test("a Reconcile add-on stored by an older version compares its unkeyed live digest and plans an update that rewrites it", async () => {
+  const result = await diff("id", legacy(deployed("0.1.0", "0.1.0")), inputs("0.1.0"));
+  assert.deepEqual(result, { changes: true, replaces: [], deleteBeforeReplace: false });
+});
+
+test("an ApplyOnce add-on stored by an older version plans an update (no replace) that rewrites its digests", async () => {
+  const olds = legacy({ ...deployed("0.1.0", "0.1.0"), strategy: "ApplyOnce" });
+  const news = { ...inputs("0.1.0"), strategy: "ApplyOnce" as const, desiredDigest: "another-digest" };
+  assert.deepEqual(await diff("id", olds, news), { changes: true, replaces: [] });
+});
+
+test("an ApplyOnce add-on with keyed digests plans nothing when its spec changes", async () => {
+  const olds = { ...deployed("0.1.0", "0.1.0"), strategy: "ApplyOnce" as const };
+  const news = {
+    ...inputs("0.1.0", { a: 2 }),
+    strategy: "ApplyOnce" as const,
+    desiredDigest: "another-digest",
+  };
+  assert.deepEqual(await diff("id", olds, news), { changes: false });
 });

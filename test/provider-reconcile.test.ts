@@ -3,12 +3,18 @@
  * Pulumi engine, real helm and a real local cluster.
  */
 import assert from "node:assert/strict";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { digestOf } from "../core/handoff.js";
+import { generatePki } from "../local-cluster/certs.js";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import type { ClusterAddonArgs } from "../provider/index.js";
 import { type AddonStack, addonStack, liveRelease } from "./support/addon.js";
 import { localChart, runHelm } from "./support/charts.js";
 import { withLocalCluster } from "./support/cluster.js";
+import { unkeyedDigestForms } from "./support/digests.js";
 import { createHelmSpy, type HelmSpy } from "./support/helm-spy.js";
 import { startHttpChartRepo } from "./support/repos.js";
 
@@ -189,5 +195,52 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
     const live = await liveRelease(cluster, "rec-same");
     assert.equal(live?.status, "deployed");
     assert.equal(live?.revision, 1);
+  });
+
+  test("plans an update when the repository password changes, and no digest of the password reaches the state or the output", async () => {
+    const pki = await generatePki(await mkdtemp(join(tmpdir(), "hh-repo-pki-")), "repo");
+    const repo = await startHttpChartRepo({
+      charts: ["workload"],
+      tls: { cert: pki.servingCert, key: pki.servingKey },
+    });
+    try {
+      const stored = {
+        repo: repo.url,
+        name: "workload",
+        version: "0.1.0",
+        username: "platform",
+        caFile: pki.caCert,
+      };
+      const chart = (password: string) => ({ ...stored, password });
+      const values = { message: "same" };
+      const [oldPassword, newPassword] = ["pw-old-314159", "pw-new-271828"];
+      const s = await stackOf("rec-password", { chart: chart(oldPassword), values });
+      await s.up();
+      s.current = [{ name: "rec-password", args: args({ chart: chart(newPassword), values }) }];
+      const preview = await s.preview();
+      assert.equal(preview.changeSummary.update, 1);
+      const up = await s.up();
+      assert.equal(up.summary.resourceChanges?.update, 1);
+      assert.equal((await s.preview()).changeSummary.update ?? 0, 0, "the new password is recorded");
+      assert.equal((await liveRelease(cluster, "rec-password"))?.status, "deployed");
+
+      const state = await s.stateText();
+      const spec = { chart: stored, createNamespace: false, install: {}, retry: {} };
+      for (const password of [oldPassword, newPassword]) {
+        const desired = { s: spec, v: values, ns: "default", releaseName: "rec-password", pw: password };
+        const forms = [password, ...unkeyedDigestForms(password), ...unkeyedDigestForms(desired)];
+        forms.push(digestOf(desired).slice("sha256:".length));
+        for (const [where, text] of [
+          ["state", state],
+          ["output", s.output()],
+        ] as const) {
+          for (const form of forms) {
+            assert.ok(!text.includes(form), `the password or a digest of it (${form}) leaked into ${where}`);
+          }
+        }
+      }
+    } finally {
+      await repo.close();
+    }
   });
 });

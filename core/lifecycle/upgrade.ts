@@ -35,15 +35,21 @@ export interface LiveRelease {
 /** A reason to upgrade a deployed release: what differs from its spec. */
 export type UpgradeReason = "chart" | "chart version" | "values";
 
-/** What `spec` asks for: value files merged in order, then `values`; exact chart version only. */
-export function desiredRelease(spec: ResolvedSpec): DesiredRelease {
+/**
+ * What `spec` asks for: value files merged in order, then `values`; exact chart version only.
+ * @param digest - how values are digested, the same way as the live digest it is compared with
+ */
+export function desiredRelease(
+  spec: ResolvedSpec,
+  digest: (values: Readonly<Record<string, unknown>>) => string = valuesDigest,
+): DesiredRelease {
   const c = spec.chart;
   const chart =
     c.kind === "path" ? localChartMeta(c.path) : { name: c.name, version: exactChartVersion(c.version) };
   return {
     chartName: chart.name,
     chartVersion: chart.version,
-    valuesDigest: valuesDigest(mergeValues(readValueFiles(spec.valueFiles), spec.values)),
+    valuesDigest: digest(mergeValues(readValueFiles(spec.valueFiles), spec.values)),
   };
 }
 

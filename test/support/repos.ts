@@ -10,6 +10,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
@@ -44,11 +45,16 @@ export interface HttpChartRepoOptions {
   readonly versions?: ExtraVersions;
   /** Answer 503 to the first N requests, whatever they ask for (a flapping repository). @default 0 */
   readonly failFirst?: number;
+  /**
+   * Serve HTTPS with this certificate and key (PEM file paths; the certificate must name
+   * 127.0.0.1, as a local cluster's serving certificate does). @default - plain HTTP
+   */
+  readonly tls?: { readonly cert: string; readonly key: string };
 }
 
 /** A running HTTP chart repository. */
 export interface HttpChartRepo {
-  /** Base URL, `http://127.0.0.1:PORT` (no trailing slash): `helm pull --repo URL NAME --version V`. */
+  /** Base URL, `http(s)://127.0.0.1:PORT` (no trailing slash): `helm pull --repo URL NAME --version V`. */
   readonly url: string;
   /** The archives served (also listed in the served index.yaml). */
   readonly charts: readonly PackagedChart[];
@@ -95,7 +101,7 @@ export async function startHttpChartRepo(options: HttpChartRepoOptions): Promise
     response.end(request.method === "HEAD" ? undefined : served.body);
   };
 
-  const server = createServer((request, response) => {
+  const handle = (request: IncomingMessage, response: ServerResponse): void => {
     if (failing > 0) {
       failing--;
       answer(request, response, 503);
@@ -111,14 +117,21 @@ export async function startHttpChartRepo(options: HttpChartRepoOptions): Promise
       (body) => answer(request, response, 200, { body, type: served.type }),
       () => answer(request, response, 404),
     );
-  });
+  };
+  const server =
+    options.tls === undefined
+      ? createServer(handle)
+      : createHttpsServer(
+          { cert: readFileSync(options.tls.cert), key: readFileSync(options.tls.key) },
+          handle,
+        );
   try {
     await new Promise<void>((resolveListen, reject) => {
       server.once("error", reject);
       server.listen({ host: "127.0.0.1", port: 0 }, () => resolveListen());
     });
     const { port } = server.address() as AddressInfo;
-    const url = `http://127.0.0.1:${port}`;
+    const url = `${options.tls === undefined ? "http" : "https"}://127.0.0.1:${port}`;
     await runHelm(["repo", "index", packaged.dir, "--url", url]);
     files = new Map([
       ["/index.yaml", { file: join(packaged.dir, "index.yaml"), type: "application/x-yaml" }],

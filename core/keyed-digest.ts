@@ -1,0 +1,39 @@
+/**
+ * Keyed digests of chart values: HMAC-SHA256 of the values' canonical JSON under a random key that
+ * belongs to one release (generated at its first create, kept as a Pulumi secret in state, reused
+ * by every update and refresh). Whoever holds only the digest cannot test guesses of the values
+ * offline, and two releases with the same values store different digests; whoever holds the key
+ * can recompute a digest with {@link keyedValuesDigest}. Passwords are never digested: a change of
+ * one is detected by comparing the secret itself.
+ *
+ * @module
+ */
+import { createHmac, randomBytes } from "node:crypto";
+import { canonicalJson } from "./canonical-json.js";
+
+/** The prefix of every keyed digest: `hmac-sha256:` then 64 hex digits. */
+export const KEYED_DIGEST_PREFIX = "hmac-sha256:";
+
+/** A new digest key: 32 random bytes, base64url (43 characters). Keep it secret. */
+export function newDigestKey(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+/**
+ * `hmac-sha256:` + hex of HMAC-SHA256 keyed with the UTF-8 bytes of `key`, over the canonical JSON
+ * of `values` (object keys sorted recursively, see `canonicalJson`); `undefined`/`null` count as `{}`.
+ */
+export function keyedValuesDigest(
+  values: Readonly<Record<string, unknown>> | null | undefined,
+  key: string,
+): string {
+  const mac = createHmac("sha256", Buffer.from(key, "utf8"))
+    .update(canonicalJson(values ?? {}))
+    .digest("hex");
+  return `${KEYED_DIGEST_PREFIX}${mac}`;
+}
+
+/** Whether `digest` is a keyed digest (as opposed to an unkeyed `sha256:` one of older versions). */
+export function isKeyedDigest(digest: unknown): boolean {
+  return typeof digest === "string" && /^hmac-sha256:[0-9a-f]{64}$/.test(digest);
+}
