@@ -3,7 +3,8 @@
  * (execa for the async runner, `spawnSync` for the synchronous one) reduces its own failure to a
  * {@link SpawnFailure}; everything after that is here: a missing binary, a cancel, a timeout and a
  * kill by a foreign signal, then helm's stderr classified by `classifyHelmFailure`, with the argv
- * and stderr redacted and helm v4's `level=…` log lines dropped when an `Error:` line says it all.
+ * and stderr redacted (the spawn's own error too, kept as a redacted `cause`) and helm v4's
+ * `level=…` log lines dropped when an `Error:` line says it all.
  *
  * @module
  */
@@ -35,7 +36,7 @@ export interface SpawnFailure {
 
 /** The typed error of a failed helm run: {@link HelmNotFoundError} or a `HelmError` subclass. */
 export function helmFailure(f: SpawnFailure, redactor: Redactor): Error {
-  const options = { cause: f.cause };
+  const options = { cause: redactedCause(f.cause, redactor) };
   if (f.notFound && f.exitCode === undefined) return new HelmNotFoundError([f.command[0] ?? "helm"], options);
   const stderr = redactor.redact(f.stderr);
   const command = redactor.redactArgv(f.command);
@@ -77,6 +78,20 @@ export function helmFailure(f: SpawnFailure, redactor: Redactor): Error {
     { kind: cls.kind, reason: cls.reason, command, exitCode: f.exitCode, stderr: summarizeStderr(stderr) },
     options,
   );
+}
+
+/**
+ * The spawn's own error as a cause that shows nothing the message hides: execa's error carries
+ * helm's argv, stdout and stderr unredacted (`util.inspect` prints them), so only its name and
+ * its redacted message are kept.
+ */
+function redactedCause(cause: unknown, redactor: Redactor): Error | undefined {
+  if (cause === undefined) return undefined;
+  const original = cause instanceof Error ? cause : undefined;
+  const copy = new Error(redactor.redact(original?.message ?? String(cause)));
+  copy.name = original?.name ?? "Error";
+  copy.stack = `${copy.name}: ${copy.message}`;
+  return copy;
 }
 
 /**
