@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFile
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { HELM_ENV_ALLOWED } from "../core/helm/env.js";
 import { helmTemplateSync, helmVersionSync } from "../core/helm/index.js";
 import { validateSpec } from "../core/spec.js";
 
@@ -47,24 +48,44 @@ esac
   return { bin, envLog };
 }
 
-test("the synchronous runner gives helm the same environment as the async one", () => {
+/** Variables that would point helm at another cluster, identity or storage, or leak to a chart's hooks. */
+const FOREIGN_ENV = {
+  HELM_DRIVER_SQL_CONNECTION_STRING: "postgres://user:pw@db/helm",
+  HELM_KUBEAPISERVER: "https://127.0.0.1:1",
+  HELM_KUBETOKEN: "token-from-the-environment",
+  HELM_KUBEASUSER: "someone-else",
+  HELM_KUBEINSECURE_SKIP_TLS_VERIFY: "true",
+  HELM_DRIVER: "memory",
+  KUBECONFIG: "/nonexistent/kubeconfig",
+  PULUMI_ACCESS_TOKEN: "pul-0123456789abcdef",
+};
+
+test("the synchronous runner gives helm the same allowlisted environment as the async one", () => {
   const { bin, envLog } = fakeHelm();
-  const saved = { sql: process.env.HELM_DRIVER_SQL_CONNECTION_STRING, procs: process.env.GOMAXPROCS };
-  process.env.HELM_DRIVER_SQL_CONNECTION_STRING = "postgres://user:pw@db/helm";
+  const saved = { ...process.env };
+  Object.assign(process.env, FOREIGN_ENV, { HTTPS_PROXY: "http://proxy.example:3128" });
   delete process.env.GOMAXPROCS;
   try {
     assert.equal(helmVersionSync(bin), "v4.9.9");
   } finally {
-    if (saved.sql === undefined) delete process.env.HELM_DRIVER_SQL_CONNECTION_STRING;
-    else process.env.HELM_DRIVER_SQL_CONNECTION_STRING = saved.sql;
-    if (saved.procs !== undefined) process.env.GOMAXPROCS = saved.procs;
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    Object.assign(process.env, saved);
   }
   const env = readFileSync(envLog, "utf8").split("\n");
-  assert.equal(
-    env.some((l) => l.startsWith("HELM_DRIVER_SQL_CONNECTION_STRING=")),
-    false,
+  const names = env.map((l) => l.slice(0, l.indexOf("=")));
+  assert.deepEqual(
+    names.filter((n) => n in FOREIGN_ENV),
+    [],
   );
   assert.ok(env.includes("GOMAXPROCS=1"));
+  assert.ok(env.includes("HTTPS_PROXY=http://proxy.example:3128"));
+  assert.deepEqual(
+    names.filter(
+      (n) => n !== "" && !HELM_ENV_ALLOWED.has(n) && !/^(HELM_(CACHE|CONFIG|DATA)_HOME|PWD|SHLVL|_)$/.test(n),
+    ),
+    [],
+    "nothing but the allowlist, helm's homes and what the shell itself sets",
+  );
 });
 
 test("the synchronous runner's call dirs use the swept name and are removed after the call", () => {

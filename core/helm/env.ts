@@ -1,9 +1,13 @@
 /**
- * helm's environment, the same for both runners: the process environment minus the variables
- * that would point helm at another cluster, namespace or storage backend (`KUBECONFIG`,
- * `HELM_KUBECONTEXT`, `HELM_NAMESPACE`, `HELM_DRIVER_SQL_CONNECTION_STRING`), `GOMAXPROCS=1`
- * unless the user set it, the caller's extra variables, and helm's own homes pointed into
- * helm-handoff's cache so that the user's `~/.config/helm` is never read or written.
+ * helm's environment, the same for both runners, built from an allowlist: only the variables a
+ * helm process needs to run and to reach the network (`PATH`, `HOME`, `TMPDIR`, locale, proxy and
+ * TLS trust variables, `KUBECACHEDIR`, Go runtime tuning) are taken from the process environment;
+ * anything else, e.g. `HELM_KUBEAPISERVER`, `HELM_KUBETOKEN`, `HELM_KUBEASUSER`,
+ * `HELM_KUBEINSECURE_SKIP_TLS_VERIFY`, `HELM_DRIVER`, `KUBECONFIG` or `PULUMI_ACCESS_TOKEN`, never
+ * reaches helm or a chart's hooks, so every call targets exactly the kubeconfig, namespace and
+ * (default `secret`) storage it names. Then `GOMAXPROCS=1` unless the user set it, the caller's
+ * extra variables, and helm's own homes pointed into helm-handoff's cache so that the user's
+ * `~/.config/helm` is never read or written.
  *
  * @module
  */
@@ -11,12 +15,31 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { cacheHome } from "../paths.js";
 
-/** Variables removed from helm's environment: every call says explicitly what it targets. */
-const ENV_DROPPED = new Set([
-  "KUBECONFIG",
-  "HELM_KUBECONTEXT",
-  "HELM_NAMESPACE",
-  "HELM_DRIVER_SQL_CONNECTION_STRING",
+/** The variables helm inherits from the process environment; everything else is left out. */
+export const HELM_ENV_ALLOWED: ReadonlySet<string> = new Set([
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "TMPDIR",
+  "TZ",
+  "LANG",
+  "LC_ALL",
+  "LC_CTYPE",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "ALL_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy",
+  "all_proxy",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "KUBECACHEDIR",
+  "GOMAXPROCS",
+  "GOMEMLIMIT",
+  "GODEBUG",
 ]);
 
 /** Options of {@link helmEnv}. */
@@ -38,7 +61,7 @@ export function helmEnv(options: HelmEnvOptions = {}): Record<string, string> {
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true, mode: 0o700 });
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !ENV_DROPPED.has(k)) env[k] = v;
+    if (v !== undefined && HELM_ENV_ALLOWED.has(k)) env[k] = v;
   }
   // helm waits on the network most of the time; one OS thread per process keeps many concurrent
   // runs from fighting over the cores (≈20% less CPU with 8 at once on 2 cores, measured).
