@@ -31,6 +31,7 @@ import { makeHandoffRecord, valuesDigest } from "../core/handoff.js";
 import { HelmRunner, type ReleaseInfo } from "../core/helm/index.js";
 import { ensureRelease, removeRelease } from "../core/install.js";
 import { keyedValuesDigest, newDigestKey } from "../core/keyed-digest.js";
+import { preloadKubeClient } from "../core/kube-client.js";
 import { helmPolicy, type LifecycleStep, mayCallHelm } from "../core/lifecycle/strategy.js";
 import { desiredRelease, needsUpgrade } from "../core/lifecycle/upgrade.js";
 import { waitForApiServer } from "../core/readiness.js";
@@ -68,7 +69,10 @@ function toSpec(inputs: ReleaseInputs): AddonSpec {
 }
 
 /** Validates the inputs without touching a cluster; failures name the property. */
-export async function check(_olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult> {
+export async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult> {
+  // A resource without state is about to be created: its create talks to the cluster through
+  // client-node, so load it while the engine plans (an existing ApplyOnce add-on never needs it).
+  if (olds.status === undefined) preloadKubeClient();
   try {
     validateSpec(toSpec(news));
   } catch (err) {
@@ -235,15 +239,18 @@ function runnerFor(inputs: ReleaseInputs, step: LifecycleStep): HelmRunner {
 export async function create(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
   const spec = validateSpec(toSpec(inputs));
   const runner = runnerFor(inputs, "create");
+  // The kube-system UID is read once the API server answers, while helm installs.
+  let uid: Promise<string | undefined> | undefined;
   const result = await ensureRelease(runner, spec, {
-    onProgress: (p) => progressLine(inputs.releaseName, p.message),
+    onProgress: (p) => {
+      progressLine(inputs.releaseName, p.message);
+      if (p.phase !== "waiting-for-api-server") {
+        uid ??= kubeSystemUid(inputs.kubeconfig).catch(() => undefined);
+      }
+    },
   });
   const status = statusOf(result.release, result.attempts, result.adopted);
-  progressLine(
-    inputs.releaseName,
-    `${result.adopted ? "adopted" : "installed"} ${inputs.namespace}/${inputs.releaseName} revision ${status.revision} (${status.status}) after ${result.attempts} attempt(s)`,
-  );
-  const clusterUid = await kubeSystemUid(inputs.kubeconfig);
+  const clusterUid = await (uid ?? kubeSystemUid(inputs.kubeconfig));
   recordRelease(clusterUid, inputs.namespace, inputs.releaseName);
   const outs = outputsOf(inputs, status, inputs.values, newDigestKey());
   return { id: releaseId(inputs), outs: clusterUid !== undefined ? { ...outs, clusterUid } : outs };

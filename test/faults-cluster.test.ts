@@ -332,7 +332,7 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
       [],
       "the next up changes nothing on the release",
     );
-    assert.match(s.output(), /adopted default\/installed-unrecorded revision 1/);
+    assert.match(s.output(), /adopted default\/installed-unrecorded \(revision 1, deployed\)/);
     await assertOneDeployedRelease(name, { "v1/configmaps": [`${name}-hook`] });
     await assertNoLeftovers(sandbox);
   });
