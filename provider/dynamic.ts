@@ -70,9 +70,9 @@ function toSpec(inputs: ReleaseInputs): AddonSpec {
 
 /** Validates the inputs without touching a cluster; failures name the property. */
 export async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult> {
-  // A resource without state is about to be created: its create talks to the cluster through
+  // No old inputs: a new resource, about to be created. Its create talks to the cluster through
   // client-node, so load it while the engine plans (an existing ApplyOnce add-on never needs it).
-  if (olds.status === undefined) preloadKubeClient();
+  if (Object.keys(olds).length === 0) preloadKubeClient();
   try {
     validateSpec(toSpec(news));
   } catch (err) {

@@ -31,3 +31,30 @@ test("a CommonJS program that requires helm-handoff and its provider loads @kube
   const { stdout } = await promisify(execFile)(process.execPath, ["-e", program], { cwd: repoRoot() });
   assert.deepEqual(JSON.parse(stdout), { before: 0, after: 1 });
 });
+
+const checkProgram = `
+const { registerHooks } = require("node:module");
+const seen = [];
+registerHooks({
+  resolve(specifier, context, next) {
+    if (specifier.startsWith("@kubernetes/client-node")) seen.push(specifier);
+    return next(specifier, context);
+  },
+});
+const dynamic = require("helm-handoff/pulumi/dynamic");
+const news = { releaseName: "x", namespace: "default", strategy: "ApplyOnce", values: {},
+  spec: { chart: { path: "/nonexistent" }, createNamespace: false, install: {}, retry: {} } };
+(async () => {
+  await dynamic.check(news, news); // an existing add-on: its old inputs (inputs never hold outputs)
+  await new Promise((r) => setTimeout(r, 200));
+  const existing = seen.length;
+  await dynamic.check({}, news);
+  await new Promise((r) => setTimeout(r, 200));
+  console.log(JSON.stringify({ existing, created: seen.length }));
+})();
+`;
+
+test("the provider's check loads @kubernetes/client-node ahead of a create only, never for an existing add-on", async () => {
+  const { stdout } = await promisify(execFile)(process.execPath, ["-e", checkProgram], { cwd: repoRoot() });
+  assert.deepEqual(JSON.parse(stdout), { existing: 0, created: 1 });
+});
