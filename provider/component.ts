@@ -17,7 +17,7 @@ import {
   validateKnownFields,
 } from "../core/spec.js";
 import { mergeValues, readValueFiles } from "../core/values.js";
-import { AddonRelease } from "./resource.js";
+import { AddonRelease, type AddonReleaseArgs, type ReleaseResource } from "./resource.js";
 import { type ReleaseStatus, SECRET_OUTPUT_KEYS, type StoredSpec } from "./state.js";
 
 /** Arguments of {@link ClusterAddon}. The chart, values and options are the shared add-on spec of `helm-handoff`. */
@@ -133,7 +133,7 @@ export class ClusterAddon extends pulumi.ComponentResource {
       pulumi.all([spec, values, namespace]).apply(([s, v, ns]) => digestOf({ s, v, ns, releaseName })),
     );
 
-    const release = new AddonRelease(
+    const release = this.newRelease(
       name,
       {
         kubeconfig,
@@ -161,6 +161,17 @@ export class ClusterAddon extends pulumi.ComponentResource {
     this.handoff = release.handoff;
     this.valuesDigestKey = pulumi.secret(release.digestKey);
     this.registerOutputs({ status: this.status, clusterId: this.clusterId, handoff: this.handoff });
+  }
+
+  /**
+   * The release resource: the dynamic resource in a Node.js program. The Pulumi package's provider
+   * (`provider/plugin/`) overrides it with its own custom resource; the inputs and options are the same.
+   * @param name - resource name
+   * @param args - the release inputs
+   * @param opts - the release's options (parent, secrets, strategy's engine options)
+   */
+  protected newRelease(name: string, args: AddonReleaseArgs, opts: pulumi.CustomResourceOptions): ReleaseResource {
+    return new AddonRelease(name, args, opts);
   }
 }
 

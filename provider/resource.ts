@@ -40,8 +40,16 @@ exports.handler = () => ({
 /** Inputs of {@link AddonRelease}, each possibly an Output. */
 export type AddonReleaseArgs = { readonly [K in keyof ReleaseInputs]: pulumi.Input<ReleaseInputs[K]> };
 
+/** The outputs of a release resource that `ClusterAddon` passes on, whichever provider serves it. */
+export interface ReleaseResource {
+  readonly status: pulumi.Output<ReleaseOutputs["status"]>;
+  readonly handoff: pulumi.Output<ReleaseOutputs["handoff"]>;
+  readonly clusterId: pulumi.Output<string>;
+  readonly digestKey: pulumi.Output<string>;
+}
+
 /** One Helm release on one cluster, managed by the helm-handoff dynamic provider. */
-export class AddonRelease extends pulumi.CustomResource {
+export class AddonRelease extends pulumi.CustomResource implements ReleaseResource {
   declare public readonly status: pulumi.Output<ReleaseOutputs["status"]>;
   declare public readonly handoff: pulumi.Output<ReleaseOutputs["handoff"]>;
   declare public readonly clusterId: pulumi.Output<string>;

@@ -1,0 +1,149 @@
+/**
+ * The provider of the `helm-handoff` Pulumi package, which lets a Python, Go, C# or YAML program
+ * use `ClusterAddon` (see docs/languages.md). It serves two things:
+ * - `construct` of the component `helm-handoff:index:ClusterAddon`: the same `ClusterAddon` a
+ *   Node.js program makes, with its release as the package's custom resource (`release.ts`);
+ * - check/diff/create/read/update/delete of that release (`helm-handoff:index:AddonRelease`),
+ *   which call the dynamic provider's functions (`provider/dynamic.ts`): one implementation of the
+ *   lifecycle, two hosts. The ApplyOnce guarantees hold the same way: the engine options the
+ *   component puts on the release (`ignoreChanges`, `retainOnDelete`), then the strategy table
+ *   checked by every helm runner.
+ *
+ * Only what a call needs is loaded: the CRUD code on the first CRUD call, the component (and the
+ * whole Pulumi SDK runtime it uses) on the first `construct`.
+ *
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import type * as pulumi from "@pulumi/pulumi";
+import type * as provider from "@pulumi/pulumi/provider/index.js";
+import { SpecError } from "../../core/errors.js";
+import { packageSchema } from "./schema.js";
+import { unwrapSecrets, wrapSecrets } from "./secrets.js";
+
+/** Type token of the component. */
+export const COMPONENT_TYPE = "helm-handoff:index:ClusterAddon";
+/** Type token of the release resource (same as `release.ts`'s, which loads the Pulumi runtime). */
+const RELEASE_TYPE = "helm-handoff:index:AddonRelease";
+
+type Props = Record<string, unknown>;
+type Crud = typeof import("../dynamic.js");
+
+let crudModule: Promise<Crud> | undefined;
+/** The shared CRUD code, loaded on first use. */
+function crud(): Promise<Crud> {
+  crudModule ??= import("../dynamic.js");
+  return crudModule;
+}
+
+/** The package's version: the npm package's. */
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
+  return pkg.version;
+}
+
+/** The resource type in a URN (`urn:pulumi:stack::project::parent$type::name`). */
+function typeOf(urn: string): string {
+  const qualified = urn.split("::")[2] ?? "";
+  return qualified.slice(qualified.lastIndexOf("$") + 1);
+}
+
+function assertRelease(urn: string): void {
+  const type = typeOf(urn);
+  if (type !== RELEASE_TYPE) throw new Error(`helm-handoff: unknown resource type ${type}`);
+}
+
+/** Inputs with the engine's wire secrets unwrapped, as the CRUD code takes them. */
+function plain(props: unknown): Props & { strategy: "ApplyOnce" | "Reconcile" } {
+  return unwrapSecrets(props ?? {}) as Props & { strategy: "ApplyOnce" | "Reconcile" };
+}
+
+/** The provider object served by `@pulumi/pulumi/provider`'s `main`. */
+export function helmHandoffProvider(version: string = packageVersion()): provider.Provider {
+  return {
+    version,
+    getSchema: async () => JSON.stringify(packageSchema(version)),
+    async check(urn, olds, news) {
+      assertRelease(urn);
+      const result = await (await crud()).check(plain(olds) as never, plain(news) as never);
+      // The inputs go back as they came, secrets still marked.
+      return result.failures !== undefined && result.failures.length > 0 ? { failures: result.failures } : { inputs: news };
+    },
+    async diff(id, urn, olds, news) {
+      assertRelease(urn);
+      return (await crud()).diff(id, plain(olds) as never, plain(news) as never);
+    },
+    async create(urn, inputs) {
+      assertRelease(urn);
+      const result = await (await crud()).create(plain(inputs) as never);
+      return { id: result.id, outs: wrapSecrets(result.outs as Props) };
+    },
+    async read(id, urn, props) {
+      assertRelease(urn);
+      const result = await (await crud()).read(id, props === undefined ? undefined : (plain(props) as never));
+      return result.id === undefined ? {} : { id: result.id, props: wrapSecrets((result.props ?? {}) as Props) };
+    },
+    async update(id, urn, olds, news) {
+      assertRelease(urn);
+      const result = await (await crud()).update(id, plain(olds) as never, plain(news) as never);
+      return { outs: wrapSecrets((result.outs ?? {}) as Props) };
+    },
+    async delete(id, urn, props) {
+      assertRelease(urn);
+      await (await crud()).remove(id, plain(props) as never);
+    },
+    async construct(name, type, inputs, options) {
+      if (type !== COMPONENT_TYPE) throw new Error(`helm-handoff: unknown component type ${type}`);
+      const [{ PackagedClusterAddon }, pulumiSdk] = await Promise.all([import("./release.js"), import("@pulumi/pulumi")]);
+      let addon: InstanceType<typeof PackagedClusterAddon>;
+      try {
+        addon = new PackagedClusterAddon(name, clusterAddonArgs(inputs, pulumiSdk.Output.isInstance), options);
+      } catch (err) {
+        if (err instanceof SpecError) {
+          throw new pulumiSdk.InputPropertiesError({
+            message: err.message,
+            errors: [{ propertyPath: err.field, reason: err.message }],
+          });
+        }
+        throw err;
+      }
+      return {
+        urn: addon.urn,
+        state: {
+          status: addon.status,
+          clusterId: addon.clusterId,
+          handoff: addon.handoff,
+          valuesDigestKey: addon.valuesDigestKey,
+        },
+      };
+    },
+  };
+}
+
+/** Inputs the component needs as plain values when the program runs (`plain` in the schema). */
+const PLAIN_INPUTS = ["releaseName", "createNamespace", "valueFiles", "install", "retry", "strategy"] as const;
+
+/**
+ * The component's inputs as `ClusterAddonArgs`.
+ * @throws SpecError naming an input that must be plain but is the output of another resource
+ */
+function clusterAddonArgs(
+  inputs: pulumi.Inputs,
+  isOutput: (v: unknown) => boolean,
+): import("../component.js").ClusterAddonArgs {
+  for (const key of PLAIN_INPUTS) {
+    if (isOutput(inputs[key])) {
+      throw new SpecError(
+        key,
+        `${key} must be a plain value known when the program runs (a literal or config), not an output of another resource`,
+      );
+    }
+  }
+  return inputs as unknown as import("../component.js").ClusterAddonArgs;
+}
+
+/** Serves the provider to the engine (`args`: the engine's address, as the plugin host passes it). */
+export async function serve(args: readonly string[]): Promise<void> {
+  const { main } = await import("@pulumi/pulumi/provider/index.js");
+  await main(helmHandoffProvider(), [...args]);
+}

@@ -1,0 +1,55 @@
+/**
+ * The release as a custom resource of the `helm-handoff` Pulumi package, for programs in any
+ * language: the same inputs and outputs as the dynamic resource of a Node.js program
+ * (`provider/resource.ts`), served by the package's own provider (`provider.ts`), which runs the
+ * same CRUD code. `PackagedClusterAddon` is `ClusterAddon` with this resource as its release.
+ *
+ * @module
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { ClusterAddon } from "../component.js";
+import type { AddonReleaseArgs, ReleaseResource } from "../resource.js";
+import type { ReleaseOutputs } from "../state.js";
+
+/** Type token of the release resource in the package. */
+export const RELEASE_TYPE = "helm-handoff:index:AddonRelease";
+
+/** One Helm release on one cluster, served by the `helm-handoff` package's provider. */
+export class PackagedRelease extends pulumi.CustomResource implements ReleaseResource {
+  declare public readonly status: pulumi.Output<ReleaseOutputs["status"]>;
+  declare public readonly handoff: pulumi.Output<ReleaseOutputs["handoff"]>;
+  declare public readonly clusterId: pulumi.Output<string>;
+  declare public readonly digestKey: pulumi.Output<string>;
+
+  /**
+   * @param name - resource name
+   * @param args - the release inputs
+   * @param opts - resource options (the component sets ignoreChanges/retainOnDelete)
+   */
+  public constructor(name: string, args: AddonReleaseArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      RELEASE_TYPE,
+      name,
+      {
+        ...args,
+        status: undefined,
+        handoff: undefined,
+        liveValuesDigest: undefined,
+        liveChartVersion: undefined,
+        digestKey: undefined,
+      },
+      opts,
+    );
+  }
+}
+
+/** `ClusterAddon` whose release is the package's custom resource ({@link PackagedRelease}). */
+export class PackagedClusterAddon extends ClusterAddon {
+  protected override newRelease(
+    name: string,
+    args: AddonReleaseArgs,
+    opts: pulumi.CustomResourceOptions,
+  ): ReleaseResource {
+    return new PackagedRelease(name, args, opts);
+  }
+}

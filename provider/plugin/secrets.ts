@@ -1,0 +1,38 @@
+/**
+ * Secrets on the wire between the engine and the package's provider. The provider says it accepts
+ * secrets, so the engine sends a secret input as an object `{ [SIG]: SECRET_SIG, value }` instead
+ * of the value. `unwrapSecrets` turns such inputs into the plain values the shared CRUD code
+ * (`provider/dynamic.ts`) works on; `wrapSecrets` marks the secret keys of what it returns, so
+ * nothing secret reaches the state in plaintext (the engine's `additionalSecretOutputs` on the
+ * release does the same a second time).
+ *
+ * @module
+ */
+import { SECRET_OUTPUT_KEYS } from "../state.js";
+
+/** The key that marks a special value on the wire. */
+const SIG = "4dabf18193072939515e22adb298388d";
+/** The signature of a secret value. */
+const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+
+function isSecretValue(v: unknown): v is { readonly value: unknown } {
+  return typeof v === "object" && v !== null && (v as Record<string, unknown>)[SIG] === SECRET_SIG;
+}
+
+/** `value` with every wire secret replaced by its value, deeply. */
+export function unwrapSecrets(value: unknown): unknown {
+  if (isSecretValue(value)) return unwrapSecrets(value.value);
+  if (Array.isArray(value)) return value.map(unwrapSecrets);
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unwrapSecrets(v)]));
+  }
+  return value;
+}
+
+/** `outputs` with each secret key (see `SECRET_OUTPUT_KEYS`) sent as a wire secret. */
+export function wrapSecrets(outputs: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const secret = new Set<string>(SECRET_OUTPUT_KEYS);
+  return Object.fromEntries(
+    Object.entries(outputs).map(([k, v]) => [k, secret.has(k) && v !== undefined ? { [SIG]: SECRET_SIG, value: v } : v]),
+  );
+}

@@ -1,0 +1,201 @@
+/**
+ * helm-handoff as a Pulumi package, from a program with no TypeScript of its own: a Pulumi YAML
+ * program (`runtime: yaml`) that installs the `npm pack` tarball and lists it under `packages:`,
+ * run by the real `pulumi` CLI with the YAML and Node.js language hosts. The YAML host reads the
+ * package's schema and the engine runs its provider (`provider/plugin/`): `ClusterAddon` is
+ * constructed there and its release is the package's own custom resource. ApplyOnce installs
+ * revision 1, ignores a values change and keeps the release on destroy; Reconcile upgrades and
+ * uninstalls; a JavaScript program (dynamic provider) and a YAML program with the same spec make
+ * the same release and the same handoff record.
+ */
+import assert from "node:assert/strict";
+import { cp } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { keyedValuesDigest } from "../core/keyed-digest.js";
+import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
+import { liveRelease } from "./support/addon.js";
+import { chartPath } from "./support/charts.js";
+import { createProject, installedVersion, type Project, pulumiCli, pulumiProjectYaml } from "./support/project.js";
+
+const NAMESPACE = "cli-yaml";
+
+/** A Pulumi YAML program using the package, with the release name, mode and strategy from config. */
+function yamlProgram(project: string): string {
+  return `name: ${project}
+description: helm-handoff from a Pulumi YAML program
+runtime: yaml
+packages:
+  helm-handoff: ./node_modules/helm-handoff
+config:
+  kubeconfig:
+    type: string
+  releaseName:
+    type: string
+  mode:
+    type: string
+  strategy:
+    type: string
+resources:
+  addon:
+    type: helm-handoff:ClusterAddon
+    properties:
+      kubeconfig: \${kubeconfig}
+      chart:
+        path: ./charts/schema
+      releaseName: \${releaseName}
+      namespace: ${NAMESPACE}
+      createNamespace: true
+      strategy: \${strategy}
+      values:
+        replicas: 1
+        mode: \${mode}
+outputs:
+  handoff: \${addon.handoff}
+  status: \${addon.status}
+  valuesDigestKey: \${addon.valuesDigestKey}
+`;
+}
+
+/** The same add-on from a plain JavaScript program (the dynamic provider). */
+const JAVASCRIPT_PROGRAM = `"use strict";
+const pulumi = require("@pulumi/pulumi");
+const { ClusterAddon } = require("helm-handoff/pulumi");
+
+const config = new pulumi.Config();
+const addon = new ClusterAddon("addon", {
+  kubeconfig: config.requireSecret("kubeconfig"),
+  chart: { path: "./charts/schema" },
+  releaseName: config.require("releaseName"),
+  namespace: "${NAMESPACE}",
+  createNamespace: true,
+  strategy: config.require("strategy"),
+  values: { replicas: 1, mode: config.require("mode") },
+});
+exports.handoff = addon.handoff;
+exports.status = addon.status;
+exports.valuesDigestKey = addon.valuesDigestKey;
+`;
+
+interface Outputs {
+  readonly handoff: Record<string, unknown> & { readonly revision: number; readonly valuesDigest: string };
+  readonly status: { readonly revision: number };
+  readonly valuesDigestKey: string;
+}
+
+describe("helm-handoff as a Pulumi package, from a YAML program through the CLI", { timeout: 1_200_000 }, () => {
+  let cluster: LocalCluster;
+  const projects: Project[] = [];
+
+  before(async () => {
+    cluster = await startLocalCluster({ name: "cli-yaml" });
+    await cluster.ready;
+  });
+  after(async () => {
+    await Promise.allSettled(projects.map((p) => p.remove()));
+    await cluster?.stop();
+  });
+
+  /** A project with the chart and the tarball (and `@pulumi/pulumi`, which runs the plugin) installed. */
+  async function project(name: string, files: Record<string, string>, packageJson: Record<string, unknown> = {}) {
+    const p = await createProject({
+      name,
+      packageJson,
+      dependencies: { "@pulumi/pulumi": installedVersion("@pulumi/pulumi") },
+      files,
+    });
+    projects.push(p);
+    await cp(chartPath("schema"), join(p.dir, "charts", "schema"), { recursive: true });
+    return p;
+  }
+
+  async function configured(dir: string, releaseName: string, strategy: string) {
+    const cli = await pulumiCli(dir);
+    await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: cluster.kubeconfigPath });
+    await cli.run(["config", "set", "releaseName", releaseName]);
+    await cli.run(["config", "set", "strategy", strategy]);
+    await cli.run(["config", "set", "mode", "a"]);
+    return cli;
+  }
+
+  async function outputs(cli: Awaited<ReturnType<typeof configured>>): Promise<Outputs> {
+    return JSON.parse((await cli.run(["stack", "output", "--json", "--show-secrets"])).stdout) as Outputs;
+  }
+
+  test("an ApplyOnce add-on installs once, ignores a values change and keeps the release on destroy", async () => {
+    const p = await project("yaml-apply-once", { "Pulumi.yaml": yamlProgram("hh-yaml-apply-once") });
+    const cli = await configured(p.dir, "yaml-once", "ApplyOnce");
+    try {
+      const up = await cli.run(["up", "--yes", "--skip-preview"]);
+      assert.match(up.all, /helm-handoff:index:ClusterAddon/);
+      assert.match(up.all, /helm-handoff:index:AddonRelease/);
+      const first = await liveRelease(cluster, "yaml-once", NAMESPACE);
+      assert.deepEqual(first, { revision: 1, status: "deployed", values: { replicas: 1, mode: "a" } });
+      const out = await outputs(cli);
+      assert.equal(out.handoff.revision, 1);
+      assert.equal(out.handoff.strategy, "ApplyOnce");
+      assert.equal(out.status.revision, 1);
+
+      await cli.run(["config", "set", "mode", "b"]);
+      const second = await cli.run(["up", "--yes", "--skip-preview"]);
+      assert.match(second.all, /Resources:\n +3 unchanged\n/);
+      assert.deepEqual(await liveRelease(cluster, "yaml-once", NAMESPACE), first);
+
+      await cli.run(["destroy", "--yes", "--skip-preview"]);
+      assert.deepEqual(await liveRelease(cluster, "yaml-once", NAMESPACE), first);
+    } finally {
+      await cli.dispose();
+    }
+  });
+
+  test("a Reconcile add-on upgrades on a values change and is uninstalled on destroy", async () => {
+    const p = await project("yaml-reconcile", { "Pulumi.yaml": yamlProgram("hh-yaml-reconcile") });
+    const cli = await configured(p.dir, "yaml-reconcile", "Reconcile");
+    try {
+      await cli.run(["up", "--yes", "--skip-preview"]);
+      assert.equal((await liveRelease(cluster, "yaml-reconcile", NAMESPACE))?.revision, 1);
+
+      await cli.run(["config", "set", "mode", "b"]);
+      await cli.run(["up", "--yes", "--skip-preview"]);
+      assert.deepEqual(await liveRelease(cluster, "yaml-reconcile", NAMESPACE), {
+        revision: 2,
+        status: "deployed",
+        values: { replicas: 1, mode: "b" },
+      });
+      assert.equal((await outputs(cli)).handoff.revision, 2);
+
+      await cli.run(["destroy", "--yes", "--skip-preview"]);
+      assert.equal(await liveRelease(cluster, "yaml-reconcile", NAMESPACE), undefined);
+    } finally {
+      await cli.dispose();
+    }
+  });
+
+  test("a JavaScript program and a YAML program with the same spec make the same release and handoff record", async () => {
+    const js = await project(
+      "same-js",
+      { "index.js": JAVASCRIPT_PROGRAM, "Pulumi.yaml": pulumiProjectYaml("hh-same") },
+      { main: "index.js" },
+    );
+    const yaml = await project("same-yaml", { "Pulumi.yaml": yamlProgram("hh-same") });
+    const made: { release: unknown; record: Record<string, unknown> }[] = [];
+    for (const dir of [js.dir, yaml.dir]) {
+      // Reconcile, so that destroy uninstalls and the second program installs afresh.
+      const cli = await configured(dir, "same-spec", "Reconcile");
+      try {
+        await cli.run(["up", "--yes", "--skip-preview"]);
+        const release = await liveRelease(cluster, "same-spec", NAMESPACE);
+        const out = await outputs(cli);
+        // Each release has its own digest key: the digest is checked against it, then compared without.
+        assert.equal(out.handoff.valuesDigest, keyedValuesDigest({ replicas: 1, mode: "a" }, out.valuesDigestKey));
+        const { installedAt: _at, valuesDigest: _digest, ...record } = out.handoff;
+        made.push({ release, record });
+        await cli.run(["destroy", "--yes", "--skip-preview"]);
+      } finally {
+        await cli.dispose();
+      }
+    }
+    assert.deepEqual(made[1], made[0]);
+    assert.deepEqual(made[0]?.release, { revision: 1, status: "deployed", values: { replicas: 1, mode: "a" } });
+  });
+});
