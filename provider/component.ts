@@ -170,7 +170,11 @@ export class ClusterAddon extends pulumi.ComponentResource {
    * @param args - the release inputs
    * @param opts - the release's options (parent, secrets, strategy's engine options)
    */
-  protected newRelease(name: string, args: AddonReleaseArgs, opts: pulumi.CustomResourceOptions): ReleaseResource {
+  protected newRelease(
+    name: string,
+    args: AddonReleaseArgs,
+    opts: pulumi.CustomResourceOptions,
+  ): ReleaseResource {
     return new AddonRelease(name, args, opts);
   }
 }

@@ -2,13 +2,17 @@
  * Which helm runs, and whether it is new enough. The lookup order is the same for both runners:
  * the explicit `helmBinary` option, then `$HELM_HANDOFF_HELM`, then `helm` on PATH, then the
  * project toolchain's bin dir. A bare name is looked up on PATH, a path must be executable.
- * `checkHelmVersion` reads the output of `helm version` and refuses anything older than v4.
+ * `checkHelmVersion` reads the output of `helm version` and refuses anything older than v4; a
+ * version that passed is remembered on disk by binary (real path, size, modification time,
+ * inode: `${XDG_CACHE_HOME:-~/.cache}/helm-handoff/helm-versions.json`), so a new provider process
+ * runs no `helm version` while the binary has not changed.
  *
  * @module
  */
+import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HelmNotFoundError, HelmVersionError } from "../errors.js";
-import { findOnPath, isExecutable, toolchainBinDir } from "../paths.js";
+import { cacheHome, findOnPath, isExecutable, toolchainBinDir } from "../paths.js";
 
 /**
  * Finds helm: `explicit`, else `$HELM_HANDOFF_HELM`, else `helm` on PATH, else the project's
@@ -43,4 +47,70 @@ export function checkHelmVersion(bin: string, stdout: string): string {
   const major = /^v?(\d+)\./.exec(found)?.[1];
   if (major === undefined || Number(major) < 4) throw new HelmVersionError(bin, found || "(unknown version)");
   return found;
+}
+
+/** What identifies one build of a binary on disk. */
+interface BinaryStamp {
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly ino: number;
+}
+
+interface RememberedVersion extends BinaryStamp {
+  readonly version: string;
+}
+
+function versionsFile(env: NodeJS.ProcessEnv): string {
+  return join(cacheHome(env), "helm-handoff", "helm-versions.json");
+}
+
+function stampOf(bin: string): { readonly path: string; readonly stamp: BinaryStamp } {
+  const path = realpathSync(bin);
+  const st = statSync(path);
+  return { path, stamp: { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino } };
+}
+
+function readVersions(env: NodeJS.ProcessEnv): Record<string, RememberedVersion> {
+  try {
+    return JSON.parse(readFileSync(versionsFile(env), "utf8")) as Record<string, RememberedVersion>;
+  } catch {
+    return {};
+  }
+}
+
+/** The version checked earlier for `bin`, when the binary is still the same file; else undefined. */
+export function rememberedHelmVersion(bin: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  try {
+    const { path, stamp } = stampOf(bin);
+    const known = readVersions(env)[path];
+    const same =
+      known !== undefined &&
+      known.size === stamp.size &&
+      known.mtimeMs === stamp.mtimeMs &&
+      known.ino === stamp.ino;
+    return same ? known.version : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Remembers that `bin` (as it is now on disk) passed the version check with `version`. Best effort. */
+export function rememberHelmVersion(
+  bin: string,
+  version: string,
+  env: NodeJS.ProcessEnv = process.env,
+): void {
+  try {
+    const { path, stamp } = stampOf(bin);
+    const file = versionsFile(env);
+    mkdirSync(join(file, ".."), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(
+      tmp,
+      `${JSON.stringify({ ...readVersions(env), [path]: { ...stamp, version } }, null, 2)}\n`,
+    );
+    renameSync(tmp, file);
+  } catch {
+    // a cache: a read-only home only means the next process checks again
+  }
 }

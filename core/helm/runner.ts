@@ -15,7 +15,7 @@ import { HelmCallNotAllowedError, type HelmError } from "../errors.js";
 import { Redactor } from "../redact.js";
 import type { ResolvedSpec } from "../spec.js";
 import { installArgs, templateArgs, upgradeArgs, VERSION_ARGS } from "./args.js";
-import { checkHelmVersion, resolveHelmBinary } from "./binary.js";
+import { checkHelmVersion, rememberedHelmVersion, rememberHelmVersion, resolveHelmBinary } from "./binary.js";
 import { HelmCall } from "./call.js";
 import { helmEnv } from "./env.js";
 import { helmFailure } from "./failure.js";
@@ -95,9 +95,18 @@ export class HelmRunner {
       // One check per binary per process: a provider process creates many runners.
       let checked = checkedVersions.get(bin);
       if (checked === undefined) {
-        checked = this.withCall(async (call) =>
-          checkHelmVersion(bin, (await this.exec(call, VERSION_ARGS, this.query(false), true)).stdout),
-        );
+        const remembered = rememberedHelmVersion(bin);
+        checked =
+          remembered !== undefined
+            ? Promise.resolve(remembered)
+            : this.withCall(async (call) => {
+                const version = checkHelmVersion(
+                  bin,
+                  (await this.exec(call, VERSION_ARGS, this.query(false), true)).stdout,
+                );
+                rememberHelmVersion(bin, version);
+                return version;
+              });
         checkedVersions.set(bin, checked);
         checked.catch(() => checkedVersions.delete(bin));
       }

@@ -38,7 +38,9 @@ function crud(): Promise<Crud> {
 
 /** The package's version: the npm package's. */
 export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
+  const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
   return pkg.version;
 }
 
@@ -67,7 +69,9 @@ export function helmHandoffProvider(version: string = packageVersion()): provide
       assertRelease(urn);
       const result = await (await crud()).check(plain(olds) as never, plain(news) as never);
       // The inputs go back as they came, secrets still marked.
-      return result.failures !== undefined && result.failures.length > 0 ? { failures: result.failures } : { inputs: news };
+      return result.failures !== undefined && result.failures.length > 0
+        ? { failures: result.failures }
+        : { inputs: news };
     },
     async diff(id, urn, olds, news) {
       assertRelease(urn);
@@ -81,7 +85,9 @@ export function helmHandoffProvider(version: string = packageVersion()): provide
     async read(id, urn, props) {
       assertRelease(urn);
       const result = await (await crud()).read(id, props === undefined ? undefined : (plain(props) as never));
-      return result.id === undefined ? {} : { id: result.id, props: wrapSecrets((result.props ?? {}) as Props) };
+      return result.id === undefined
+        ? {}
+        : { id: result.id, props: wrapSecrets((result.props ?? {}) as Props) };
     },
     async update(id, urn, olds, news) {
       assertRelease(urn);
@@ -94,10 +100,17 @@ export function helmHandoffProvider(version: string = packageVersion()): provide
     },
     async construct(name, type, inputs, options) {
       if (type !== COMPONENT_TYPE) throw new Error(`helm-handoff: unknown component type ${type}`);
-      const [{ PackagedClusterAddon }, pulumiSdk] = await Promise.all([import("./release.js"), import("@pulumi/pulumi")]);
+      const [{ PackagedClusterAddon }, pulumiSdk] = await Promise.all([
+        import("./release.js"),
+        import("@pulumi/pulumi"),
+      ]);
       let addon: InstanceType<typeof PackagedClusterAddon>;
       try {
-        addon = new PackagedClusterAddon(name, clusterAddonArgs(inputs, pulumiSdk.Output.isInstance), options);
+        addon = new PackagedClusterAddon(
+          name,
+          clusterAddonArgs(inputs, pulumiSdk.Output.isInstance),
+          options,
+        );
       } catch (err) {
         if (err instanceof SpecError) {
           throw new pulumiSdk.InputPropertiesError({
@@ -121,7 +134,14 @@ export function helmHandoffProvider(version: string = packageVersion()): provide
 }
 
 /** Inputs the component needs as plain values when the program runs (`plain` in the schema). */
-const PLAIN_INPUTS = ["releaseName", "createNamespace", "valueFiles", "install", "retry", "strategy"] as const;
+const PLAIN_INPUTS = [
+  "releaseName",
+  "createNamespace",
+  "valueFiles",
+  "install",
+  "retry",
+  "strategy",
+] as const;
 
 /**
  * The component's inputs as `ClusterAddonArgs`.

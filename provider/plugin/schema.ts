@@ -26,7 +26,10 @@ const inputProperties = {
     description:
       "Explicit cluster identity. When it changes, the add-on is installed on the (new) cluster.\nDefault: derived from the kubeconfig's API server URL and CA fingerprint, without a cluster call.",
   },
-  chart: { $ref: "#/types/helm-handoff:index:Chart", description: "Where the chart comes from: `repo` + `name` (+ `version`), or `path`." },
+  chart: {
+    $ref: "#/types/helm-handoff:index:Chart",
+    description: "Where the chart comes from: `repo` + `name` (+ `version`), or `path`.",
+  },
   releaseName: {
     type: "string",
     plain: true,
@@ -36,7 +39,8 @@ const inputProperties = {
   createNamespace: {
     type: "boolean",
     plain: true,
-    description: "Create the namespace when it does not exist (`helm install --create-namespace`). Default: false.",
+    description:
+      "Create the namespace when it does not exist (`helm install --create-namespace`). Default: false.",
   },
   values: {
     type: "object",
@@ -54,7 +58,8 @@ const inputProperties = {
   install: {
     $ref: "#/types/helm-handoff:index:InstallOptions",
     plain: true,
-    description: "Options of each install or upgrade attempt. Default: wait for resources to be ready, 5 minute attempts.",
+    description:
+      "Options of each install or upgrade attempt. Default: wait for resources to be ready, 5 minute attempts.",
   },
   retry: {
     $ref: "#/types/helm-handoff:index:RetryPolicy",
@@ -95,29 +100,52 @@ export function packageSchema(version: string): Record<string, unknown> {
         type: "string",
         description: "How the add-on is managed after its first install.",
         enum: [
-          { value: "ApplyOnce", description: "Install once (or adopt), then hand off; later changes and deletes do nothing." },
-          { value: "Reconcile", description: "Keep the release in line with the spec; delete uninstalls it." },
+          {
+            value: "ApplyOnce",
+            description: "Install once (or adopt), then hand off; later changes and deletes do nothing.",
+          },
+          {
+            value: "Reconcile",
+            description: "Keep the release in line with the spec; delete uninstalls it.",
+          },
         ],
       },
       "helm-handoff:index:Chart": {
         type: "object",
-        description: "A chart in an HTTP(S) chart repository or an OCI registry (`repo` + `name`), or on disk (`path`).",
+        description:
+          "A chart in an HTTP(S) chart repository or an OCI registry (`repo` + `name`), or on disk (`path`).",
         properties: {
-          repo: { type: "string", description: "Repository URL: `https://…` for a chart repository, `oci://…` for a registry." },
+          repo: {
+            type: "string",
+            description: "Repository URL: `https://…` for a chart repository, `oci://…` for a registry.",
+          },
           name: { type: "string", description: 'The chart\'s name, e.g. "cilium".' },
           version: {
             type: "string",
-            description: 'An exact version ("1.2.3") or a semver range helm understands. Default: the latest version.',
+            description:
+              'An exact version ("1.2.3") or a semver range helm understands. Default: the latest version.',
           },
-          username: { type: "string", description: "User name for the repository's basic auth (needs `password`)." },
+          username: {
+            type: "string",
+            description: "User name for the repository's basic auth (needs `password`).",
+          },
           password: {
             type: "string",
             secret: true,
             description: "Password for the repository's basic auth. Never in argv, state or logs.",
           },
-          caFile: { type: "string", description: "Path of a CA bundle to verify the repository's TLS certificate." },
-          insecureSkipTlsVerify: { type: "boolean", description: "Skip TLS verification of the repository. Default: false." },
-          plainHttp: { type: "boolean", description: "Use plain HTTP for an `oci://` registry. Default: false." },
+          caFile: {
+            type: "string",
+            description: "Path of a CA bundle to verify the repository's TLS certificate.",
+          },
+          insecureSkipTlsVerify: {
+            type: "boolean",
+            description: "Skip TLS verification of the repository. Default: false.",
+          },
+          plainHttp: {
+            type: "boolean",
+            description: "Use plain HTTP for an `oci://` registry. Default: false.",
+          },
           path: {
             type: "string",
             description: "Path of a chart directory or packaged `.tgz`, relative to the program's directory.",
@@ -128,9 +156,18 @@ export function packageSchema(version: string): Record<string, unknown> {
         type: "object",
         description: "Options of each install or upgrade attempt.",
         properties: {
-          wait: { type: "boolean", description: "Wait until the release's resources are ready. Default: true." },
-          waitForJobs: { type: "boolean", description: "Also wait for the release's Jobs to complete. Default: false." },
-          timeout: { ...DURATION, description: `Timeout of one attempt. Default: 5 minutes. ${DURATION.description}` },
+          wait: {
+            type: "boolean",
+            description: "Wait until the release's resources are ready. Default: true.",
+          },
+          waitForJobs: {
+            type: "boolean",
+            description: "Also wait for the release's Jobs to complete. Default: false.",
+          },
+          timeout: {
+            ...DURATION,
+            description: `Timeout of one attempt. Default: 5 minutes. ${DURATION.description}`,
+          },
           skipCrds: { type: "boolean", description: "Do not install the chart's CRDs. Default: false." },
           disableHooks: { type: "boolean", description: "Do not run the chart's hooks. Default: false." },
           description: { type: "string", description: "Description recorded in the release." },
@@ -140,9 +177,18 @@ export function packageSchema(version: string): Record<string, unknown> {
         type: "object",
         description: "How long and how often the first install retries transient failures.",
         properties: {
-          deadline: { ...DURATION, description: `Overall deadline, all attempts included. Default: 15 minutes. ${DURATION.description}` },
-          minBackoff: { ...DURATION, description: `Smallest backoff between attempts. Default: 2 seconds. ${DURATION.description}` },
-          maxBackoff: { ...DURATION, description: `Largest backoff between attempts. Default: 30 seconds. ${DURATION.description}` },
+          deadline: {
+            ...DURATION,
+            description: `Overall deadline, all attempts included. Default: 15 minutes. ${DURATION.description}`,
+          },
+          minBackoff: {
+            ...DURATION,
+            description: `Smallest backoff between attempts. Default: 2 seconds. ${DURATION.description}`,
+          },
+          maxBackoff: {
+            ...DURATION,
+            description: `Largest backoff between attempts. Default: 30 seconds. ${DURATION.description}`,
+          },
         },
       },
       "helm-handoff:index:ReleaseStatus": {
@@ -159,7 +205,17 @@ export function packageSchema(version: string): Record<string, unknown> {
           attempts: { type: "integer", description: "Install attempts the create needed." },
           adopted: { type: "boolean", description: "True when an existing deployed release was taken over." },
         },
-        required: ["revision", "status", "chart", "chartVersion", "appVersion", "firstDeployed", "lastDeployed", "attempts", "adopted"],
+        required: [
+          "revision",
+          "status",
+          "chart",
+          "chartVersion",
+          "appVersion",
+          "firstDeployed",
+          "lastDeployed",
+          "attempts",
+          "adopted",
+        ],
       },
     },
     resources: {
@@ -170,7 +226,10 @@ export function packageSchema(version: string): Record<string, unknown> {
         inputProperties,
         requiredInputs: ["kubeconfig", "chart"],
         properties: {
-          status: { $ref: "#/types/helm-handoff:index:ReleaseStatus", description: "Release status after the last helm call." },
+          status: {
+            $ref: "#/types/helm-handoff:index:ReleaseStatus",
+            description: "Release status after the last helm call.",
+          },
           clusterId: { type: "string", description: "The cluster identity the release was installed on." },
           handoff: {
             ...ANY,
@@ -180,7 +239,8 @@ export function packageSchema(version: string): Record<string, unknown> {
           valuesDigestKey: {
             type: "string",
             secret: true,
-            description: "The secret key of the handoff record's `valuesDigest` (HMAC-SHA256). Always secret.",
+            description:
+              "The secret key of the handoff record's `valuesDigest` (HMAC-SHA256). Always secret.",
           },
         },
         required: ["status", "clusterId", "handoff", "valuesDigestKey"],

@@ -33,6 +33,9 @@ export function unwrapSecrets(value: unknown): unknown {
 export function wrapSecrets(outputs: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const secret = new Set<string>(SECRET_OUTPUT_KEYS);
   return Object.fromEntries(
-    Object.entries(outputs).map(([k, v]) => [k, secret.has(k) && v !== undefined ? { [SIG]: SECRET_SIG, value: v } : v]),
+    Object.entries(outputs).map(([k, v]) => [
+      k,
+      secret.has(k) && v !== undefined ? { [SIG]: SECRET_SIG, value: v } : v,
+    ]),
   );
 }

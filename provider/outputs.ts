@@ -1,0 +1,70 @@
+/**
+ * The outputs a release resource stores, made from its inputs and what helm reported: shared by
+ * the steps that call helm (`helm-steps.ts`) and ApplyOnce's update, which calls none. Light on
+ * purpose (no helm runner, no Kubernetes client): `dynamic.ts` loads it for every step.
+ *
+ * @module
+ */
+import { makeHandoffRecord } from "../core/handoff.js";
+import { keyedValuesDigest, newDigestKey } from "../core/keyed-digest.js";
+import type { AddonSpec } from "../core/spec.js";
+import type { ReleaseInputs, ReleaseOutputs, ReleaseStatus } from "./state.js";
+
+/** The add-on spec the core understands, rebuilt from the stored inputs. */
+export function toSpec(inputs: ReleaseInputs): AddonSpec {
+  const chart =
+    "path" in inputs.spec.chart
+      ? inputs.spec.chart
+      : { ...inputs.spec.chart, ...(inputs.chartPassword ? { password: inputs.chartPassword } : {}) };
+  return {
+    chart,
+    releaseName: inputs.releaseName,
+    namespace: inputs.namespace,
+    createNamespace: inputs.spec.createNamespace,
+    values: inputs.values,
+    install: inputs.spec.install,
+    retry: inputs.spec.retry,
+    strategy: inputs.strategy,
+  };
+}
+
+/** The digest key stored in `outputs`, or a new one for a release that has none (create, or state of an older version). */
+export function digestKeyOf(outputs: Partial<Pick<ReleaseOutputs, "digestKey">> | undefined): string {
+  return typeof outputs?.digestKey === "string" ? outputs.digestKey : newDigestKey();
+}
+
+/** The stored outputs: inputs, status, keyed digests and the handoff record. */
+export function outputsOf(
+  inputs: ReleaseInputs,
+  status: ReleaseStatus,
+  liveValues: Record<string, unknown>,
+  digestKey: string,
+): ReleaseOutputs {
+  const spec = toSpec(inputs);
+  return {
+    ...inputs,
+    status,
+    digestKey,
+    liveValuesDigest: keyedValuesDigest(liveValues, digestKey),
+    liveChartVersion: status.chartVersion,
+    handoff: makeHandoffRecord({
+      clusterId: inputs.clusterId,
+      server: inputs.clusterServer,
+      releaseName: inputs.releaseName,
+      namespace: inputs.namespace,
+      chart: spec.chart,
+      chartVersion: status.chartVersion,
+      values: inputs.values,
+      valuesDigestKey: digestKey,
+      revision: status.revision,
+      strategy: inputs.strategy,
+      installedAt: status.lastDeployed,
+      adopted: status.adopted,
+    }),
+  };
+}
+
+/** `outs` with the kube-system UID recorded at create, kept across updates (same cluster: same resource id). */
+export function withUid(outs: ReleaseOutputs, clusterUid: string | undefined): ReleaseOutputs {
+  return clusterUid !== undefined ? { ...outs, clusterUid } : outs;
+}
