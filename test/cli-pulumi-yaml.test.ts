@@ -16,7 +16,13 @@ import { keyedValuesDigest } from "../core/keyed-digest.js";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import { liveRelease } from "./support/addon.js";
 import { chartPath } from "./support/charts.js";
-import { createProject, installedVersion, type Project, pulumiCli, pulumiProjectYaml } from "./support/project.js";
+import {
+  createProject,
+  installedVersion,
+  type Project,
+  pulumiCli,
+  pulumiProjectYaml,
+} from "./support/project.js";
 
 const NAMESPACE = "cli-yaml";
 
@@ -83,7 +89,9 @@ interface Outputs {
   readonly valuesDigestKey: string;
 }
 
-describe("helm-handoff as a Pulumi package, from a YAML program through the CLI", { timeout: 1_200_000 }, () => {
+describe("helm-handoff as a Pulumi package, from a YAML program through the CLI", {
+  timeout: 1_200_000,
+}, () => {
   let cluster: LocalCluster;
   const projects: Project[] = [];
 
@@ -97,7 +105,11 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
   });
 
   /** A project with the chart and the tarball (and `@pulumi/pulumi`, which runs the plugin) installed. */
-  async function project(name: string, files: Record<string, string>, packageJson: Record<string, unknown> = {}) {
+  async function project(
+    name: string,
+    files: Record<string, string>,
+    packageJson: Record<string, unknown> = {},
+  ) {
     const p = await createProject({
       name,
       packageJson,
@@ -187,7 +199,10 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
         const release = await liveRelease(cluster, "same-spec", NAMESPACE);
         const out = await outputs(cli);
         // Each release has its own digest key: the digest is checked against it, then compared without.
-        assert.equal(out.handoff.valuesDigest, keyedValuesDigest({ replicas: 1, mode: "a" }, out.valuesDigestKey));
+        assert.equal(
+          out.handoff.valuesDigest,
+          keyedValuesDigest({ replicas: 1, mode: "a" }, out.valuesDigestKey),
+        );
         const { installedAt: _at, valuesDigest: _digest, ...record } = out.handoff;
         made.push({ release, record });
         await cli.run(["destroy", "--yes", "--skip-preview"]);
@@ -196,6 +211,10 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
       }
     }
     assert.deepEqual(made[1], made[0]);
-    assert.deepEqual(made[0]?.release, { revision: 1, status: "deployed", values: { replicas: 1, mode: "a" } });
+    assert.deepEqual(made[0]?.release, {
+      revision: 1,
+      status: "deployed",
+      values: { replicas: 1, mode: "a" },
+    });
   });
 });

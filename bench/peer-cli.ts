@@ -1,0 +1,250 @@
+/**
+ * `ClusterAddon` against its peer `kubernetes.helm.v3.Release`, through the `pulumi` CLI and both
+ * hosts, side by side in one run (`npm run bench -- peer-cli [rounds]`, default 3). Four projects
+ * in temp dirs install the `npm pack` tarball: a JavaScript program with `ClusterAddon` (the
+ * dynamic provider) and one with `helm.v3.Release`; a Pulumi YAML program with
+ * `helm-handoff:ClusterAddon` (the package's provider) and one with
+ * `kubernetes:helm.sh/v3:Release`. The peer's provider is the toolchain's
+ * `pulumi-resource-kubernetes`. On one local cluster with a kwok node, each project measures:
+ * - empty up: `pulumi up` of the program with no add-on;
+ * - create overhead: (up with one add-on of the workload chart − empty up) / plain
+ *   `helm install --wait` of the same chart, measured in the same round;
+ * - no-op up of 10: ten add-ons installed, then `pulumi up` again. For `ClusterAddon` (ApplyOnce)
+ *   the values change before each up (the handed-off releases are left alone); the peer's values
+ *   stay the same (a change would upgrade ten releases).
+ * Prints the medians and, per host, ours / peer (targets: create overhead ≤ 0.5, no-op up of 10
+ * ≤ 1.0). Not a test: nothing here asserts.
+ */
+import { cp } from "node:fs/promises";
+import { join } from "node:path";
+import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
+import { chartPath, runHelm } from "../test/support/charts.js";
+import {
+  createProject,
+  installedVersion,
+  type Project,
+  type PulumiCli,
+  pulumiCli,
+} from "../test/support/project.js";
+import { median, timed } from "./stats.js";
+
+const ROUNDS = Number(process.argv[2] ?? process.env.BENCH_ROUNDS ?? 3);
+const NAMESPACE = "bench";
+const MANY = 10;
+
+type Host = "nodejs" | "yaml";
+type Side = "ours" | "peer";
+
+interface Subject {
+  readonly host: Host;
+  readonly side: Side;
+  /** Release name prefix, distinct per subject. */
+  readonly prefix: string;
+  project?: Project;
+  cli?: PulumiCli;
+}
+
+/** Values for a chart: the workload chart's `message`, or the schema chart's `mode`. */
+function values(chart: string, mode: string): Record<string, unknown> {
+  return chart === "schema" ? { replicas: 1, mode } : { message: mode };
+}
+
+const JS_OURS = `"use strict";
+const pulumi = require("@pulumi/pulumi");
+const { ClusterAddon } = require("helm-handoff/pulumi");
+const c = new pulumi.Config();
+const kubeconfig = c.requireSecret("kubeconfig");
+const chart = c.require("chart");
+for (let i = 0; i < c.requireNumber("count"); i++) {
+  new ClusterAddon("a" + i, {
+    kubeconfig, chart: { path: "./charts/" + chart }, releaseName: c.require("prefix") + i,
+    namespace: "${NAMESPACE}", createNamespace: true,
+    values: chart === "schema" ? { replicas: 1, mode: c.require("mode") } : { message: c.require("mode") },
+  });
+}
+`;
+
+const JS_PEER = `"use strict";
+const pulumi = require("@pulumi/pulumi");
+const k8s = require("@pulumi/kubernetes");
+const c = new pulumi.Config();
+const provider = new k8s.Provider("k8s", { kubeconfig: c.requireSecret("kubeconfig") });
+const chart = c.require("chart");
+for (let i = 0; i < c.requireNumber("count"); i++) {
+  new k8s.helm.v3.Release("a" + i, {
+    chart: "./charts/" + chart, name: c.require("prefix") + i,
+    namespace: "${NAMESPACE}", createNamespace: true,
+    values: chart === "schema" ? { replicas: 1, mode: c.require("mode") } : { message: c.require("mode") },
+  }, { provider });
+}
+`;
+
+/** A YAML program with `count` add-ons (YAML has no loops: the file is written per scenario). */
+function yamlProgram(side: Side, prefix: string, count: number, chart: string, mode: string): string {
+  const head = `name: bench-yaml-${side}\nruntime: yaml\n${side === "ours" ? "packages:\n  helm-handoff: ./node_modules/helm-handoff\n" : ""}config:\n  kubeconfig:\n    type: string\nresources:\n`;
+  const provider =
+    side === "peer"
+      ? "  k8s:\n    type: pulumi:providers:kubernetes\n    properties:\n      kubeconfig: ${kubeconfig}\n"
+      : "";
+  const vals = Object.entries(values(chart, mode))
+    .map(([k, v]) => `        ${k}: ${JSON.stringify(v)}\n`)
+    .join("");
+  let body = "";
+  for (let i = 0; i < count; i++) {
+    body +=
+      side === "ours"
+        ? `  a${i}:\n    type: helm-handoff:ClusterAddon\n    properties:\n      kubeconfig: \${kubeconfig}\n      chart:\n        path: ./charts/${chart}\n      releaseName: ${prefix}${i}\n      namespace: ${NAMESPACE}\n      createNamespace: true\n      values:\n${vals}`
+        : `  a${i}:\n    type: kubernetes:helm.sh/v3:Release\n    properties:\n      chart: ./charts/${chart}\n      name: ${prefix}${i}\n      namespace: ${NAMESPACE}\n      createNamespace: true\n      values:\n${vals}    options:\n      provider: \${k8s}\n`;
+  }
+  const resources = provider + body;
+  return head.replace("resources:\n", resources === "" ? "resources: {}\n" : `resources:\n${resources}`);
+}
+
+async function setUp(s: Subject, cluster: LocalCluster): Promise<void> {
+  const deps: Record<string, string> = { "@pulumi/pulumi": installedVersion("@pulumi/pulumi") };
+  if (s.side === "peer" && s.host === "nodejs")
+    deps["@pulumi/kubernetes"] = installedVersion("@pulumi/kubernetes");
+  const files: Record<string, string> =
+    s.host === "nodejs"
+      ? {
+          "index.js": s.side === "ours" ? JS_OURS : JS_PEER,
+          "Pulumi.yaml": `name: bench-js-${s.side}\nruntime:\n  name: nodejs\n  options:\n    packagemanager: npm\n`,
+        }
+      : { "Pulumi.yaml": yamlProgram(s.side, s.prefix, 0, "workload", "a") };
+  s.project = await createProject({
+    name: `bench-${s.host}-${s.side}`,
+    packageJson: s.host === "nodejs" ? { main: "index.js" } : {},
+    dependencies: deps,
+    files,
+  });
+  for (const chart of ["workload", "schema"]) {
+    await cp(chartPath(chart), join(s.project.dir, "charts", chart), { recursive: true });
+  }
+  s.cli = await pulumiCli(s.project.dir);
+  await s.cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: cluster.kubeconfigPath });
+  await s.cli.run(["config", "set", "prefix", s.prefix]);
+}
+
+/** Points the subject's program at `count` add-ons of `chart` with `mode`. */
+async function program(s: Subject, count: number, chart: string, mode: string): Promise<void> {
+  const cli = s.cli as PulumiCli;
+  if (s.host === "yaml") {
+    const { writeFile } = await import("node:fs/promises");
+    await writeFile(
+      join((s.project as Project).dir, "Pulumi.yaml"),
+      yamlProgram(s.side, s.prefix, count, chart, mode),
+    );
+    return;
+  }
+  await cli.run(["config", "set", "count", String(count)]);
+  await cli.run(["config", "set", "chart", chart]);
+  await cli.run(["config", "set", "mode", mode]);
+}
+
+async function up(s: Subject): Promise<number> {
+  const cli = s.cli as PulumiCli;
+  return timed(() => cli.run(["up", "--yes", "--skip-preview"]));
+}
+
+/** Destroys the stack's resources and uninstalls what ApplyOnce left (untimed). */
+async function clear(s: Subject, cluster: LocalCluster, count: number): Promise<void> {
+  await (s.cli as PulumiCli).run(["destroy", "--yes", "--skip-preview"]);
+  for (let i = 0; i < count; i++) {
+    await runHelm([
+      "uninstall",
+      `${s.prefix}${i}`,
+      "-n",
+      NAMESPACE,
+      "--kubeconfig",
+      cluster.kubeconfigPath,
+      "--wait",
+      "--ignore-not-found",
+    ]);
+  }
+}
+
+async function helmInstall(cluster: LocalCluster, round: number): Promise<number> {
+  const name = `plain${round}`;
+  const kc = ["-n", NAMESPACE, "--kubeconfig", cluster.kubeconfigPath];
+  const ms = await timed(() =>
+    runHelm([
+      "install",
+      name,
+      chartPath("workload"),
+      ...kc,
+      "--create-namespace",
+      "--wait",
+      "--set",
+      "message=a",
+    ]),
+  );
+  await runHelm(["uninstall", name, ...kc, "--wait"]);
+  return ms;
+}
+
+const fmt = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+async function main(): Promise<void> {
+  const cluster = await startLocalCluster({ name: "bench-peer", workloads: true });
+  const subjects: Subject[] = [
+    { host: "nodejs", side: "ours", prefix: "jo" },
+    { host: "nodejs", side: "peer", prefix: "jp" },
+    { host: "yaml", side: "ours", prefix: "yo" },
+    { host: "yaml", side: "peer", prefix: "yp" },
+  ];
+  try {
+    await cluster.ready;
+    for (const s of subjects) await setUp(s, cluster);
+    const t = new Map<string, number[]>();
+    const add = (key: string, ms: number) => t.set(key, [...(t.get(key) ?? []), ms]);
+    const plain: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      plain.push(await helmInstall(cluster, round));
+      for (const s of subjects) {
+        const key = `${s.host}/${s.side}`;
+        await program(s, 0, "workload", "a");
+        add(`${key}/empty`, await up(s));
+        await program(s, 1, "workload", "a");
+        add(`${key}/one`, await up(s));
+        await clear(s, cluster, 1);
+      }
+    }
+    for (const s of subjects) {
+      const key = `${s.host}/${s.side}`;
+      await program(s, MANY, "schema", "a");
+      await up(s);
+      for (let round = 0; round < ROUNDS; round++) {
+        if (s.side === "ours") await program(s, MANY, "schema", round % 2 === 0 ? "b" : "a");
+        add(`${key}/noop`, await up(s));
+      }
+      await clear(s, cluster, MANY);
+    }
+    const m = (key: string) => median(t.get(key) ?? []);
+    const helm = median(plain);
+    console.log(`helm install --wait (workload chart): ${fmt(helm)} (median of ${ROUNDS})`);
+    for (const host of ["nodejs", "yaml"] as const) {
+      const overhead = (side: Side) => (m(`${host}/${side}/one`) - m(`${host}/${side}/empty`)) / helm;
+      console.log(`\n${host} host`);
+      for (const side of ["ours", "peer"] as const) {
+        const what = side === "ours" ? "ClusterAddon" : "helm.v3.Release";
+        console.log(
+          `  ${what.padEnd(16)} empty up ${fmt(m(`${host}/${side}/empty`))}, up with one ${fmt(m(`${host}/${side}/one`))}, create overhead ${overhead(side).toFixed(2)}, no-op up of ${MANY} ${fmt(m(`${host}/${side}/noop`))}`,
+        );
+      }
+      console.log(
+        `  create overhead ours/peer: ${(overhead("ours") / overhead("peer")).toFixed(2)} (target <= 0.5)`,
+      );
+      console.log(
+        `  no-op up of ${MANY} ours/peer: ${(m(`${host}/ours/noop`) / m(`${host}/peer/noop`)).toFixed(2)} (target <= 1.0)`,
+      );
+    }
+  } finally {
+    for (const s of subjects) {
+      await s.cli?.dispose();
+      await s.project?.remove();
+    }
+    await cluster.stop();
+  }
+}
+
+await main();

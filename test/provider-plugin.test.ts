@@ -1,0 +1,151 @@
+/**
+ * The Pulumi package's provider without an engine: the package's `main` is the plugin's start
+ * function (requiring it starts nothing), the schema documents every input `ClusterAddon` takes,
+ * secrets cross the wire marked and come back marked, check names the failing property, and a
+ * type the package does not serve is refused by name. The engine path is in cli-pulumi-yaml.test.ts.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { test } from "node:test";
+import { helmHandoffProvider, packageVersion } from "../provider/plugin/provider.js";
+import { CLUSTER_ADDON_INPUTS, packageSchema } from "../provider/plugin/schema.js";
+import { unwrapSecrets, wrapSecrets } from "../provider/plugin/secrets.js";
+import { repoRoot } from "./support/charts.js";
+
+const SIG = "4dabf18193072939515e22adb298388d";
+const SECRET = "1b47061264138c4ac30d75fd1eb44270";
+const RELEASE_URN = "urn:pulumi:dev::p::helm-handoff:index:ClusterAddon$helm-handoff:index:AddonRelease::cni";
+
+test("requiring the package directory gives the plugin's start function and starts nothing", () => {
+  const main = createRequire(import.meta.url)(repoRoot()) as unknown;
+  assert.equal(typeof main, "function");
+  assert.equal((main as { name: string }).name, "servePlugin");
+});
+
+test("PulumiPlugin.yaml declares a Node.js plugin and ships in the package", () => {
+  assert.match(readFileSync(join(repoRoot(), "PulumiPlugin.yaml"), "utf8"), /^runtime: nodejs$/m);
+  const pkg = JSON.parse(readFileSync(join(repoRoot(), "package.json"), "utf8")) as { files: string[] };
+  assert.ok(pkg.files.includes("PulumiPlugin.yaml"));
+});
+
+test("the schema documents every ClusterAddon input and output, secrets marked", () => {
+  const schema = packageSchema("1.2.3") as {
+    name: string;
+    version: string;
+    resources: Record<
+      string,
+      {
+        isComponent: boolean;
+        inputProperties: Record<string, { description?: string; secret?: boolean }>;
+        properties: Record<string, { description?: string; secret?: boolean }>;
+        requiredInputs: string[];
+      }
+    >;
+  };
+  assert.equal(schema.name, "helm-handoff");
+  assert.equal(schema.version, "1.2.3");
+  const addon = schema.resources["helm-handoff:index:ClusterAddon"];
+  assert.ok(addon?.isComponent);
+  assert.deepEqual(CLUSTER_ADDON_INPUTS.slice().sort(), [
+    "chart",
+    "clusterId",
+    "createNamespace",
+    "install",
+    "kubeconfig",
+    "namespace",
+    "releaseName",
+    "retry",
+    "strategy",
+    "valueFiles",
+    "values",
+  ]);
+  assert.deepEqual(addon.requiredInputs, ["kubeconfig", "chart"]);
+  assert.deepEqual(Object.keys(addon.properties).sort(), [
+    "clusterId",
+    "handoff",
+    "status",
+    "valuesDigestKey",
+  ]);
+  for (const [name, p] of [...Object.entries(addon.inputProperties), ...Object.entries(addon.properties)]) {
+    assert.ok((p.description ?? "").length > 10, `${name} is documented`);
+  }
+  assert.deepEqual(
+    Object.entries(addon.inputProperties)
+      .filter(([, p]) => p.secret)
+      .map(([n]) => n),
+    ["kubeconfig", "values"],
+  );
+  assert.equal(addon.properties.valuesDigestKey?.secret, true);
+});
+
+test("the provider's version is the npm package's", async () => {
+  const pkg = JSON.parse(readFileSync(join(repoRoot(), "package.json"), "utf8")) as { version: string };
+  assert.equal(packageVersion(), pkg.version);
+  const schema = JSON.parse(await (helmHandoffProvider().getSchema?.() ?? Promise.resolve("{}"))) as {
+    version: string;
+  };
+  assert.equal(schema.version, pkg.version);
+});
+
+test("wire secrets are unwrapped deeply, and the secret output keys are wrapped again", () => {
+  const wire = {
+    kubeconfig: { [SIG]: SECRET, value: "kc" },
+    values: { a: { [SIG]: SECRET, value: [1] } },
+    namespace: "ns",
+  };
+  assert.deepEqual(unwrapSecrets(wire), { kubeconfig: "kc", values: { a: [1] }, namespace: "ns" });
+  assert.deepEqual(
+    wrapSecrets({ kubeconfig: "kc", digestKey: "k", namespace: "ns", chartPassword: undefined }),
+    {
+      kubeconfig: { [SIG]: SECRET, value: "kc" },
+      digestKey: { [SIG]: SECRET, value: "k" },
+      namespace: "ns",
+      chartPassword: undefined,
+    },
+  );
+});
+
+test("check names the failing property and returns the inputs with their secrets still marked", async () => {
+  const provider = helmHandoffProvider("0.0.0");
+  const news = {
+    kubeconfig: { [SIG]: SECRET, value: "kc" },
+    clusterId: "c",
+    clusterServer: "https://127.0.0.1:6443",
+    strategy: "ApplyOnce",
+    releaseName: "Bad_Name",
+    namespace: "default",
+    spec: {
+      chart: { path: join(repoRoot(), "test", "charts", "schema") },
+      createNamespace: false,
+      install: {},
+      retry: {},
+    },
+    values: { [SIG]: SECRET, value: {} },
+    chartPassword: { [SIG]: SECRET, value: "" },
+    desiredDigest: "d",
+  };
+  const bad = await provider.check?.(RELEASE_URN, { x: 1 }, news);
+  assert.deepEqual(bad, {
+    failures: [
+      {
+        property: "releaseName",
+        reason:
+          'releaseName "Bad_Name" is invalid: must be a lowercase DNS-1123 name of at most 53 characters (helm\'s limit), e.g. "bad-name"',
+      },
+    ],
+  });
+  const good = await provider.check?.(RELEASE_URN, { x: 1 }, { ...news, releaseName: "cni" });
+  assert.deepEqual(good, { inputs: { ...news, releaseName: "cni" } });
+});
+
+test("a resource type the package does not serve is refused by name", async () => {
+  const provider = helmHandoffProvider("0.0.0");
+  await assert.rejects(
+    provider.check?.("urn:pulumi:dev::p::helm-handoff:index:Other::x", {}, {}) ?? Promise.resolve(),
+    {
+      message: "helm-handoff: unknown resource type helm-handoff:index:Other",
+    },
+  );
+});
