@@ -1,10 +1,12 @@
 /**
- * One authenticated GET against the API server a kubeconfig names, the way helm reaches it: the
- * kubeconfig is read by `@kubernetes/client-node`'s `KubeConfig`, so `exec` credential plugins run,
- * and `proxy-url`, `tls-server-name`, `insecure-skip-tls-verify`, client certificates, tokens and
- * basic auth apply as they do for helm. The package is imported on the first cluster call only
- * (`await import`), so a run that makes no cluster call (the ApplyOnce steady state) never loads
- * it. The kubeconfig is first checked by {@link readKubeconfig}, whose errors name what to fix.
+ * One authenticated GET against the API server a kubeconfig names, the way helm reaches it. A
+ * context with plain access (a CA, `tls-server-name`, `insecure-skip-tls-verify`, a client
+ * certificate, a token or basic auth, and no proxy: `PlainAccess` of {@link readKubeconfig}) is
+ * reached with `node:https` directly. Anything else (`exec` credential plugins, auth providers,
+ * token files, `proxy-url`, or a proxy in the environment) goes through
+ * `@kubernetes/client-node`'s `KubeConfig`, as helm would do it; that package takes ≈0.4 s to
+ * load, so it is imported on the first such call only. The kubeconfig is first checked by
+ * {@link readKubeconfig}, whose errors name what to fix.
  *
  * @module
  */
@@ -13,7 +15,7 @@ import * as https from "node:https";
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Duration } from "./duration.js";
 import { SpecError } from "./errors.js";
-import { readKubeconfig } from "./kubeconfig.js";
+import { type PlainAccess, readKubeconfig } from "./kubeconfig.js";
 
 /** The answer to {@link KubeClient.get}. */
 export interface KubeResponse {
@@ -47,11 +49,23 @@ export interface KubeClient {
 const MAX_BODY = 64 * 1024;
 
 /**
- * Starts loading `@kubernetes/client-node` in the background (it takes ≈0.4 s), for a caller that
- * knows a cluster call is coming (a create) and has other work to do first. Never fails.
+ * Starts loading `@kubernetes/client-node` in the background (it takes ≈0.4 s) when `kubeconfig`
+ * needs it (no plain access, or a proxy in the environment), for a caller that knows a cluster
+ * call is coming (a create) and has other work to do first. Never fails.
  */
-export function preloadKubeClient(): void {
+export function preloadKubeClient(kubeconfig: string): void {
+  try {
+    if (readKubeconfig(kubeconfig).plainAccess !== undefined && !proxyInEnvironment()) return;
+  } catch {
+    return;
+  }
   import("@kubernetes/client-node").catch(() => undefined);
+}
+
+function proxyInEnvironment(): boolean {
+  return ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"].some(
+    (k) => (process.env[k] ?? "") !== "",
+  );
 }
 
 /**
@@ -64,6 +78,9 @@ export async function kubeClient(
   options: { readonly context?: string } = {},
 ): Promise<KubeClient> {
   const target = readKubeconfig(kubeconfig, options);
+  const proxyEnv = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"].some((k) => process.env[k]);
+  if (target.plainAccess !== undefined && !proxyEnv)
+    return new PlainClient(target.server, target.plainAccess);
   const { KubeConfig } = await import("@kubernetes/client-node");
   let kc = new KubeConfig();
   try {
@@ -111,30 +128,88 @@ class Client implements KubeClient {
       throw new Error(`the kubeconfig's credentials or proxy could not be set up: ${why || "no message"}`);
     }
     if (request.agent instanceof http.Agent) this.agent = request.agent;
-    const send = url.protocol === "http:" ? http.request : https.request;
-    return new Promise<KubeResponse>((resolve, reject) => {
-      const req = send(url, request, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on("data", (c: Buffer) => {
-          if (size < MAX_BODY) chunks.push(c);
-          size += c.length;
-        });
-        res.on("end", () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            body: Buffer.concat(chunks).subarray(0, MAX_BODY).toString("utf8"),
-          }),
-        );
-        res.on("error", reject);
-      });
-      req.on("timeout", () => req.destroy(new Error(`no answer from ${path} within ${options.timeout}`)));
-      req.on("error", reject);
-      req.end();
-    });
+    return send(url, path, request, options);
   }
 
   public close(): void {
     this.agent?.destroy();
   }
+}
+
+/** A client for a context with plain access: `node:https` with the kubeconfig's TLS settings and credentials. */
+class PlainClient implements KubeClient {
+  private readonly agent: http.Agent;
+  private readonly authorization: string | undefined;
+
+  public constructor(
+    public readonly server: string,
+    access: PlainAccess,
+  ) {
+    this.authorization = access.authorization;
+    this.agent = server.startsWith("http:")
+      ? new http.Agent({ keepAlive: true })
+      : new https.Agent({
+          keepAlive: true,
+          ...(access.ca !== undefined
+            ? { ca: access.ca.includes("-----BEGIN") ? access.ca : derToPem(access.ca) }
+            : {}),
+          ...(access.cert !== undefined ? { cert: access.cert } : {}),
+          ...(access.key !== undefined ? { key: access.key } : {}),
+          ...(access.serverName !== undefined ? { servername: access.serverName } : {}),
+          rejectUnauthorized: !access.insecure,
+        });
+  }
+
+  public get(path: string, options: KubeGetOptions): Promise<KubeResponse> {
+    const request: https.RequestOptions = {
+      method: "GET",
+      agent: this.agent,
+      headers: {
+        accept: "application/json, text/plain",
+        ...(this.authorization !== undefined ? { authorization: this.authorization } : {}),
+      },
+      timeout: options.timeout.toMilliseconds(),
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    };
+    return send(new URL(`${this.server}${path}`), path, request, options);
+  }
+
+  public close(): void {
+    this.agent.destroy();
+  }
+}
+
+function derToPem(der: Buffer): string {
+  const lines = der.toString("base64").match(/.{1,64}/g) ?? [];
+  return `-----BEGIN CERTIFICATE-----\n${lines.join("\n")}\n-----END CERTIFICATE-----\n`;
+}
+
+/** Sends one GET and reads at most {@link MAX_BODY} bytes of the answer. */
+function send(
+  url: URL,
+  path: string,
+  request: https.RequestOptions,
+  options: KubeGetOptions,
+): Promise<KubeResponse> {
+  const send = url.protocol === "http:" ? http.request : https.request;
+  return new Promise<KubeResponse>((resolve, reject) => {
+    const req = send(url, request, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (c: Buffer) => {
+        if (size < MAX_BODY) chunks.push(c);
+        size += c.length;
+      });
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          body: Buffer.concat(chunks).subarray(0, MAX_BODY).toString("utf8"),
+        }),
+      );
+      res.on("error", reject);
+    });
+    req.on("timeout", () => req.destroy(new Error(`no answer from ${path} within ${options.timeout}`)));
+    req.on("error", reject);
+    req.end();
+  });
 }

@@ -20,7 +20,48 @@ export interface KubeconfigTarget {
   readonly server: string;
   /** DER of the first CA certificate, if the cluster names one. */
   readonly caDer: Buffer | undefined;
+  /**
+   * What a plain HTTPS request needs, when the context asks for nothing more (see
+   * {@link PlainAccess}); undefined when it uses an `exec` plugin, an auth provider, a token file,
+   * impersonation or a proxy, which only `@kubernetes/client-node` (like helm) knows how to do.
+   */
+  readonly plainAccess: PlainAccess | undefined;
 }
+
+/** TLS settings and credentials taken as they are from a kubeconfig: client certificate, token or basic auth. */
+export interface PlainAccess {
+  /** The cluster's CA bundle as given (PEM or DER). */
+  readonly ca: Buffer | undefined;
+  /** `insecure-skip-tls-verify`. */
+  readonly insecure: boolean;
+  /** `tls-server-name`. */
+  readonly serverName: string | undefined;
+  /** Client certificate and key (PEM), when the user has them. */
+  readonly cert: Buffer | undefined;
+  readonly key: Buffer | undefined;
+  /** The `Authorization` header value for a token or basic auth. */
+  readonly authorization: string | undefined;
+}
+
+/** The keys of a cluster and of a user that a plain request can honour. */
+const PLAIN_CLUSTER_KEYS = new Set([
+  "server",
+  "certificate-authority",
+  "certificate-authority-data",
+  "insecure-skip-tls-verify",
+  "tls-server-name",
+  "extensions",
+]);
+const PLAIN_USER_KEYS = new Set([
+  "client-certificate",
+  "client-certificate-data",
+  "client-key",
+  "client-key-data",
+  "token",
+  "username",
+  "password",
+  "extensions",
+]);
 
 type Obj = Record<string, unknown>;
 
@@ -134,5 +175,42 @@ export function readKubeconfig(
     cluster: clusterName,
     server,
     caDer,
+    plainAccess: plainAccess(
+      cluster,
+      named(doc.users, typeof ctx.user === "string" ? ctx.user : "", "user"),
+      {
+        ca: caRaw,
+        clusterName,
+        proxied: Object.keys(ctx).some(
+          (k) => k !== "cluster" && k !== "user" && k !== "namespace" && k !== "extensions",
+        ),
+      },
+    ),
+  };
+}
+
+function plainAccess(
+  cluster: Obj,
+  user: Obj | undefined,
+  seen: { readonly ca: Buffer | undefined; readonly clusterName: string; readonly proxied: boolean },
+): PlainAccess | undefined {
+  const u = user ?? {};
+  if (seen.proxied) return undefined;
+  if (Object.keys(cluster).some((k) => !PLAIN_CLUSTER_KEYS.has(k))) return undefined;
+  if (Object.keys(u).some((k) => !PLAIN_USER_KEYS.has(k))) return undefined;
+  const field = `user of cluster ${JSON.stringify(seen.clusterName)}`;
+  const token = typeof u.token === "string" && u.token !== "" ? u.token : undefined;
+  const basic =
+    typeof u.username === "string" && typeof u.password === "string"
+      ? Buffer.from(`${u.username}:${u.password}`).toString("base64")
+      : undefined;
+  return {
+    ca: seen.ca,
+    insecure: cluster["insecure-skip-tls-verify"] === true,
+    serverName: typeof cluster["tls-server-name"] === "string" ? cluster["tls-server-name"] : undefined,
+    cert: dataOrFile(u, "client-certificate-data", "client-certificate", field),
+    key: dataOrFile(u, "client-key-data", "client-key", field),
+    authorization:
+      token !== undefined ? `Bearer ${token}` : basic !== undefined ? `Basic ${basic}` : undefined,
   };
 }

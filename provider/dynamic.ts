@@ -38,13 +38,18 @@ function helmSteps(): Promise<typeof import("./helm-steps.js")> {
   return import("./helm-steps.js");
 }
 
+/** Starts loading the helm steps and, when the kubeconfig needs it, `@kubernetes/client-node`. Never fails. */
+function preloadForCreate(kubeconfig: unknown): void {
+  helmSteps().catch(() => undefined);
+  if (typeof kubeconfig !== "string") return;
+  import("../core/kube-client.js").then((m) => m.preloadKubeClient(kubeconfig)).catch(() => undefined);
+}
+
 /** Validates the inputs without touching a cluster; failures name the property. */
 export async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult> {
-  // No old inputs: a new resource, about to be created. Its create talks to the cluster through
-  // client-node, so load it while the engine plans (an existing ApplyOnce add-on never needs it).
-  if (Object.keys(olds).length === 0) {
-    import("../core/kube-client.js").then((m) => m.preloadKubeClient()).catch(() => undefined);
-  }
+  // No old inputs: a new resource, about to be created. Load what its create needs while the
+  // engine plans (an existing ApplyOnce add-on never needs it).
+  if (Object.keys(olds).length === 0) preloadForCreate(news.kubeconfig);
   try {
     validateSpec(toSpec(news));
   } catch (err) {

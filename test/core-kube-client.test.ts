@@ -1,8 +1,9 @@
 /**
- * Cluster calls through `@kubernetes/client-node`'s KubeConfig on a real local cluster: an `exec`
- * credential plugin authenticates the readiness wait, the kube-system UID read and helm; `proxy-url`
- * and `tls-server-name` apply as they do for helm; the same cluster reached by another address has
- * another identity but the same kube-system UID.
+ * Cluster calls on a real local cluster, for each kind of kubeconfig access: an `exec` credential
+ * plugin (through `@kubernetes/client-node`'s KubeConfig) authenticates the readiness wait, the
+ * kube-system UID read and helm; `proxy-url` (client-node) and `tls-server-name` (plain
+ * `node:https` with the client certificate) apply as they do for helm; the same cluster reached by
+ * another address has another identity but the same kube-system UID.
  */
 import assert from "node:assert/strict";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -27,7 +28,9 @@ interface Kubeconfig {
   users: { user: Record<string, unknown> }[];
 }
 
-describe("cluster calls through @kubernetes/client-node", { timeout: 300_000 }, () => {
+describe("cluster calls with each kind of kubeconfig access (exec plugin, proxy, tls-server-name, client certificate)", {
+  timeout: 300_000,
+}, () => {
   let cluster: LocalCluster;
   let dir: string;
 
