@@ -84,7 +84,7 @@ function yamlProgram(side: Side, prefix: string, count: number, chart: string, m
   const head = `name: bench-yaml-${side}\nruntime: yaml\n${side === "ours" ? "packages:\n  helm-handoff: ./node_modules/helm-handoff\n" : ""}config:\n  kubeconfig:\n    type: string\nresources:\n`;
   const provider =
     side === "peer"
-      ? "  k8s:\n    type: pulumi:providers:kubernetes\n    properties:\n      kubeconfig: ${kubeconfig}\n"
+      ? `  k8s:\n    type: pulumi:providers:kubernetes\n    properties:\n      kubeconfig: \${kubeconfig}\n`
       : "";
   const vals = Object.entries(values(chart, mode))
     .map(([k, v]) => `        ${k}: ${JSON.stringify(v)}\n`)

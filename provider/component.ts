@@ -164,6 +164,7 @@ export class ClusterAddon extends pulumi.ComponentResource {
   }
 
   /**
+   * @internal
    * The release resource: the dynamic resource in a Node.js program. The Pulumi package's provider
    * (`provider/plugin/`) overrides it with its own custom resource; the inputs and options are the same.
    * @param name - resource name

@@ -6,14 +6,15 @@
  * constructed there and its release is the package's own custom resource. ApplyOnce installs
  * revision 1, ignores a values change and keeps the release on destroy; Reconcile upgrades and
  * uninstalls; a JavaScript program (dynamic provider) and a YAML program with the same spec make
- * the same release and the same handoff record.
+ * the same release and the same handoff record; `pulumi package get-schema` (what `pulumi package
+ * add` runs for Python, Go and C#) reads the installed package's schema.
  */
 import assert from "node:assert/strict";
 import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { keyedValuesDigest } from "../core/keyed-digest.js";
-import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
+import { type LocalCluster, startLocalCluster, toolchainBinDir } from "../local-cluster/index.js";
 import { liveRelease } from "./support/addon.js";
 import { chartPath } from "./support/charts.js";
 import {
@@ -147,6 +148,11 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
       assert.equal(out.handoff.revision, 1);
       assert.equal(out.handoff.strategy, "ApplyOnce");
       assert.equal(out.status.revision, 1);
+      // The kubeconfig and the values are secrets in the state, as from a Node.js program.
+      const state = (await cli.run(["stack", "export"])).stdout;
+      const key = /client-key-data: (\S+)/.exec(cluster.kubeconfig)?.[1] ?? "no key";
+      assert.equal(state.includes(key), false, "the kubeconfig's client key is not in the state");
+      assert.equal(/"mode": ?"a"/.test(state), false, "the values are not in the state in plaintext");
 
       await cli.run(["config", "set", "mode", "b"]);
       const second = await cli.run(["up", "--yes", "--skip-preview"]);
@@ -216,5 +222,37 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
       status: "deployed",
       values: { replicas: 1, mode: "a" },
     });
+  });
+
+  test("pulumi package get-schema of the installed package prints its schema, as pulumi package add reads it", async () => {
+    const p = await project("get-schema", { "Pulumi.yaml": yamlProgram("hh-get-schema") });
+    const cli = await pulumiCli(p.dir);
+    try {
+      // Pulumi runs `npm install` in the package directory, which brings the package's dev
+      // dependencies, @pulumi/kubernetes among them: its plugin must be installed (online, Pulumi
+      // downloads it; here it is the toolchain's build).
+      await cli.run([
+        "plugin",
+        "install",
+        "resource",
+        "kubernetes",
+        `v${installedVersion("@pulumi/kubernetes")}`,
+        "--file",
+        join(toolchainBinDir(), "pulumi-resource-kubernetes"),
+      ]);
+      const schema = JSON.parse(
+        (await cli.run(["package", "get-schema", "./node_modules/helm-handoff"])).stdout,
+      ) as {
+        name: string;
+        version: string;
+        resources: Record<string, { isComponent: boolean }>;
+      };
+      assert.equal(schema.name, "helm-handoff");
+      assert.equal(schema.version, installedVersion("helm-handoff"));
+      assert.deepEqual(Object.keys(schema.resources), ["helm-handoff:index:ClusterAddon"]);
+      assert.equal(schema.resources["helm-handoff:index:ClusterAddon"]?.isComponent, true);
+    } finally {
+      await cli.dispose();
+    }
   });
 });
