@@ -175,7 +175,7 @@ export function readKubeconfig(
     cluster: clusterName,
     server,
     caDer,
-    plainAccess: plainAccess(
+    plainAccess: readablePlainAccess(
       cluster,
       named(doc.users, typeof ctx.user === "string" ? ctx.user : "", "user"),
       {
@@ -187,6 +187,18 @@ export function readKubeconfig(
       },
     ),
   };
+}
+
+/**
+ * The plain access of a context, or undefined when a credential file cannot be read here: reading a kubeconfig
+ * for its target never fails on the user's credentials (client-node then reports them at the call).
+ */
+function readablePlainAccess(...args: Parameters<typeof plainAccess>): PlainAccess | undefined {
+  try {
+    return plainAccess(...args);
+  } catch {
+    return undefined;
+  }
 }
 
 function plainAccess(

@@ -48,6 +48,18 @@ export interface ReleaseResource {
   readonly digestKey: pulumi.Output<string>;
 }
 
+/** The properties a release resource registers: its inputs, and its outputs (filled in by the provider). */
+export function releaseProps(args: AddonReleaseArgs): pulumi.Inputs {
+  return {
+    ...args,
+    status: undefined,
+    handoff: undefined,
+    liveValuesDigest: undefined,
+    liveChartVersion: undefined,
+    digestKey: undefined,
+  };
+}
+
 /** One Helm release on one cluster, managed by the helm-handoff dynamic provider. */
 export class AddonRelease extends pulumi.CustomResource implements ReleaseResource {
   declare public readonly status: pulumi.Output<ReleaseOutputs["status"]>;
@@ -65,15 +77,7 @@ export class AddonRelease extends pulumi.CustomResource implements ReleaseResour
     super(
       "pulumi-nodejs:dynamic/helm-handoff:ClusterAddonRelease",
       name,
-      {
-        ...args,
-        __provider: PROVIDER_SOURCE,
-        status: undefined,
-        handoff: undefined,
-        liveValuesDigest: undefined,
-        liveChartVersion: undefined,
-        digestKey: undefined,
-      },
+      { ...releaseProps(args), __provider: PROVIDER_SOURCE },
       opts,
     );
   }

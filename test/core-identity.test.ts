@@ -143,3 +143,19 @@ test("a CA that is not a certificate is rejected", () => {
     message: 'kubeconfig cluster "c" has a certificate authority that is not a PEM or DER certificate',
   });
 });
+
+test("a kubeconfig whose client certificate files cannot be read here still has an identity and no plain access", async () => {
+  const { readKubeconfig } = await import("../core/kubeconfig.js");
+  const kubeconfig = stringify({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: "c", cluster: { server: "https://127.0.0.1:6443" } }],
+    contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
+    "current-context": "x",
+    users: [
+      { name: "u", user: { "client-certificate": "/nonexistent/cert", "client-key": "/nonexistent/key" } },
+    ],
+  });
+  assert.equal(clusterIdentityFromKubeconfig(kubeconfig).server, "https://127.0.0.1:6443");
+  assert.equal(readKubeconfig(kubeconfig).plainAccess, undefined);
+});

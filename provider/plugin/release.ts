@@ -8,7 +8,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { ClusterAddon } from "../component.js";
-import type { AddonReleaseArgs, ReleaseResource } from "../resource.js";
+import { type AddonReleaseArgs, type ReleaseResource, releaseProps } from "../resource.js";
 import type { ReleaseOutputs } from "../state.js";
 
 /** Type token of the release resource in the package. */
@@ -27,19 +27,7 @@ export class PackagedRelease extends pulumi.CustomResource implements ReleaseRes
    * @param opts - resource options (the component sets ignoreChanges/retainOnDelete)
    */
   public constructor(name: string, args: AddonReleaseArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      RELEASE_TYPE,
-      name,
-      {
-        ...args,
-        status: undefined,
-        handoff: undefined,
-        liveValuesDigest: undefined,
-        liveChartVersion: undefined,
-        digestKey: undefined,
-      },
-      opts,
-    );
+    super(RELEASE_TYPE, name, releaseProps(args), opts);
   }
 }
 
