@@ -107,7 +107,7 @@ export async function createRelease(inputs: Inputs): Promise<pulumi.dynamic.Crea
   return { id: releaseId(inputs), outs: clusterUid !== undefined ? { ...outs, clusterUid } : outs };
 }
 
-/** Refresh. ApplyOnce: no cluster call. Reconcile: reads the live release (drift shows in the next diff). */
+/** Reconcile's refresh: reads the live release (drift shows in the next diff). ApplyOnce's read never gets here (dynamic.ts). */
 export async function readLive(id: string, props: Outputs): Promise<pulumi.dynamic.ReadResult> {
   const runner = runnerFor(props, "read");
   const live = await runner.status(props.releaseName, props.namespace);

@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { test } from "node:test";
+import { makeHandoffRecord } from "../core/handoff.js";
 import { helmHandoffProvider, packageVersion } from "../provider/plugin/provider.js";
 import { CLUSTER_ADDON_INPUTS, packageSchema } from "../provider/plugin/schema.js";
 import { unwrapSecrets, wrapSecrets } from "../provider/plugin/secrets.js";
@@ -78,6 +79,46 @@ test("the schema documents every ClusterAddon input and output, secrets marked",
     ["kubeconfig", "values"],
   );
   assert.equal(addon.properties.valuesDigestKey?.secret, true);
+});
+
+test("the schema types the handoff output with every field a handoff record has", () => {
+  type ObjectType = { properties: Record<string, { $ref?: string }>; required?: string[] };
+  const types = (packageSchema("1.2.3") as { types: Record<string, ObjectType> }).types;
+  const record = makeHandoffRecord({
+    clusterId: "sha256:c",
+    server: "https://127.0.0.1:6443",
+    releaseName: "cni",
+    namespace: "kube-system",
+    chart: { repo: "https://charts.example", name: "cni" },
+    chartVersion: "1.0.0",
+    valuesDigestKey: "k",
+    revision: 1,
+    strategy: "ApplyOnce",
+    installedAt: "2026-12-04T00:00:00.000Z",
+  });
+  // Every field of the record, nested objects too, is a property of its schema type; every type
+  // but the chart source (repo + name, or path) requires all of them.
+  const check = (value: Record<string, unknown>, token: string): void => {
+    const type = types[token];
+    assert.ok(type, token);
+    for (const key of Object.keys(value)) assert.ok(type.properties[key], `${token} has ${key}`);
+    if (token !== "helm-handoff:index:HandoffChartSource") {
+      assert.deepEqual(type.required?.slice().sort(), Object.keys(value).sort(), token);
+    }
+    for (const [key, v] of Object.entries(value)) {
+      if (v !== null && typeof v === "object") {
+        check(v as Record<string, unknown>, (type.properties[key]?.$ref ?? "").replace("#/types/", ""));
+      }
+    }
+  };
+  check(record as unknown as Record<string, unknown>, "helm-handoff:index:HandoffRecord");
+  const resources = (
+    packageSchema("1.2.3") as { resources: Record<string, { properties: Record<string, { $ref?: string }> }> }
+  ).resources;
+  assert.equal(
+    resources["helm-handoff:index:ClusterAddon"]?.properties.handoff?.$ref,
+    "#/types/helm-handoff:index:HandoffRecord",
+  );
 });
 
 test("the provider's version is the npm package's", async () => {

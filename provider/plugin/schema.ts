@@ -191,6 +191,96 @@ export function packageSchema(version: string): Record<string, unknown> {
           },
         },
       },
+      "helm-handoff:index:HandoffRecord": {
+        type: "object",
+        description:
+          "The handoff record (kind `helm-handoff.dev/HandoffRecord`, apiVersion `v1`): what the GitOps side needs to take the release over without reinstalling it.",
+        properties: {
+          kind: { type: "string", description: "Always `helm-handoff.dev/HandoffRecord`." },
+          apiVersion: { type: "string", description: "Always `v1`." },
+          cluster: { $ref: "#/types/helm-handoff:index:HandoffCluster", description: "The cluster." },
+          release: { $ref: "#/types/helm-handoff:index:HandoffRelease", description: "The release." },
+          chart: {
+            $ref: "#/types/helm-handoff:index:HandoffChart",
+            description: "The chart: its source and the version installed.",
+          },
+          valuesDigest: {
+            type: "string",
+            description:
+              "`hmac-sha256:…` of the values under the secret `valuesDigestKey`; never an unkeyed hash of the values.",
+          },
+          revision: { type: "integer", description: "Release revision at handoff." },
+          strategy: { $ref: "#/types/helm-handoff:index:Strategy", description: "The strategy in force." },
+          installedAt: {
+            type: "string",
+            description: "When the release was installed (or last deployed), ISO 8601.",
+          },
+          adopted: {
+            type: "boolean",
+            description: "True when the release was found deployed and adopted rather than installed.",
+          },
+        },
+        required: [
+          "kind",
+          "apiVersion",
+          "cluster",
+          "release",
+          "chart",
+          "valuesDigest",
+          "revision",
+          "strategy",
+          "installedAt",
+          "adopted",
+        ],
+      },
+      "helm-handoff:index:HandoffCluster": {
+        type: "object",
+        description: "The cluster of a handoff record.",
+        properties: {
+          id: {
+            type: "string",
+            description:
+              "Cluster identity: `sha256:…` of the API server URL and CA, or the explicit `clusterId`.",
+          },
+          server: { type: "string", description: "API server URL from the kubeconfig." },
+        },
+        required: ["id", "server"],
+      },
+      "helm-handoff:index:HandoffRelease": {
+        type: "object",
+        description: "The release of a handoff record.",
+        properties: {
+          name: { type: "string", description: "Release name." },
+          namespace: { type: "string", description: "Namespace the release's objects go to." },
+          storageNamespace: {
+            type: "string",
+            description:
+              "Namespace of Helm's release Secrets (`sh.helm.release.v1.NAME.vN`), equal to `namespace`.",
+          },
+        },
+        required: ["name", "namespace", "storageNamespace"],
+      },
+      "helm-handoff:index:HandoffChart": {
+        type: "object",
+        description: "The chart of a handoff record.",
+        properties: {
+          source: {
+            $ref: "#/types/helm-handoff:index:HandoffChartSource",
+            description: "Where the chart came from (never with credentials).",
+          },
+          version: { type: "string", description: "The chart version installed." },
+        },
+        required: ["source", "version"],
+      },
+      "helm-handoff:index:HandoffChartSource": {
+        type: "object",
+        description: "A chart source without credentials: `repo` + `name`, or `path`.",
+        properties: {
+          repo: { type: "string", description: "Repository URL (`https://…`, `http://…` or `oci://…`)." },
+          name: { type: "string", description: "Chart name in the repository." },
+          path: { type: "string", description: "Local chart directory or archive." },
+        },
+      },
       "helm-handoff:index:ReleaseStatus": {
         type: "object",
         description: "What the release looked like after the last helm call.",
@@ -232,9 +322,8 @@ export function packageSchema(version: string): Record<string, unknown> {
           },
           clusterId: { type: "string", description: "The cluster identity the release was installed on." },
           handoff: {
-            ...ANY,
-            description:
-              "The handoff record (kind `helm-handoff.dev/HandoffRecord`), JSON, for stack exports and the GitOps side: cluster, release, chart, valuesDigest, revision, strategy, installedAt, adopted.",
+            $ref: "#/types/helm-handoff:index:HandoffRecord",
+            description: "The handoff record, for stack exports and the GitOps side.",
           },
           valuesDigestKey: {
             type: "string",
