@@ -6,7 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { digestOf, type HandoffRecord } from "../core/handoff.js";
-import { clusterIdentityFromKubeconfig } from "../core/identity.js";
+import { type ClusterIdentity, clusterIdentityFromKubeconfig } from "../core/identity.js";
 import { STRATEGY_TABLE } from "../core/lifecycle/strategy.js";
 import {
   type ChartSource,
@@ -17,7 +17,7 @@ import {
   validateKnownFields,
 } from "../core/spec.js";
 import { mergeValues, readValueFiles } from "../core/values.js";
-import { AddonRelease, type AddonReleaseArgs, type ReleaseResource } from "./resource.js";
+import { AddonRelease, type AddonReleaseArgs, quietPromiseStacks, type ReleaseResource } from "./resource.js";
 import { type ReleaseStatus, SECRET_OUTPUT_KEYS, type StoredSpec } from "./state.js";
 
 /** Arguments of {@link ClusterAddon}. The chart, values and options are the shared add-on spec of `helm-handoff`. */
@@ -105,7 +105,7 @@ export class ClusterAddon extends pulumi.ComponentResource {
 
     const kubeconfig = pulumi.secret(args.kubeconfig);
     const identity = pulumi.all([kubeconfig, args.clusterId]).apply(([kc, explicit]) => {
-      const derived = clusterIdentityFromKubeconfig(kc);
+      const derived = identityOf(kc);
       return { clusterId: explicit ?? derived.clusterId, server: derived.server };
     });
     const chart = pulumi.output(args.chart);
@@ -160,7 +160,12 @@ export class ClusterAddon extends pulumi.ComponentResource {
     this.clusterId = release.clusterId;
     this.handoff = release.handoff;
     this.valuesDigestKey = pulumi.secret(release.digestKey);
-    this.registerOutputs({ status: this.status, clusterId: this.clusterId, handoff: this.handoff });
+    const restore = quietPromiseStacks();
+    try {
+      this.registerOutputs({ status: this.status, clusterId: this.clusterId, handoff: this.handoff });
+    } finally {
+      restore();
+    }
   }
 
   /**
@@ -203,5 +208,16 @@ function validateKnownArgs(name: string, args: ClusterAddonArgs): void {
     if (key !== "kubeconfig" && key !== "clusterId" && isPlain(value)) known[key] = value;
   }
   validateKnownFields(known);
-  if (typeof args.kubeconfig === "string") clusterIdentityFromKubeconfig(args.kubeconfig);
+  if (typeof args.kubeconfig === "string") identityOf(args.kubeconfig);
+}
+
+/** The identity of the last kubeconfig read: a program usually gives one kubeconfig to all its add-ons. */
+let lastIdentity: { readonly kubeconfig: string; readonly identity: ClusterIdentity } | undefined;
+
+/** {@link clusterIdentityFromKubeconfig}, parsing each kubeconfig once in a row. */
+function identityOf(kubeconfig: string): ClusterIdentity {
+  if (lastIdentity?.kubeconfig !== kubeconfig) {
+    lastIdentity = { kubeconfig, identity: clusterIdentityFromKubeconfig(kubeconfig) };
+  }
+  return lastIdentity.identity;
 }

@@ -8,7 +8,12 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { ClusterAddon } from "../component.js";
-import { type AddonReleaseArgs, type ReleaseResource, releaseProps } from "../resource.js";
+import {
+  type AddonReleaseArgs,
+  quietPromiseStacks,
+  type ReleaseResource,
+  releaseProps,
+} from "../resource.js";
 import type { ReleaseOutputs } from "../state.js";
 
 /** Type token of the release resource in the package. */
@@ -27,7 +32,12 @@ export class PackagedRelease extends pulumi.CustomResource implements ReleaseRes
    * @param opts - resource options (the component sets ignoreChanges/retainOnDelete)
    */
   public constructor(name: string, args: AddonReleaseArgs, opts?: pulumi.CustomResourceOptions) {
-    super(RELEASE_TYPE, name, releaseProps(args), opts);
+    const restore = quietPromiseStacks();
+    try {
+      super(RELEASE_TYPE, name, releaseProps(args), opts);
+    } finally {
+      restore();
+    }
   }
 }
 
