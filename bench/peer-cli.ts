@@ -12,13 +12,21 @@
  * - no-op up of 10: ten add-ons installed, then `pulumi up` again. For `ClusterAddon` (ApplyOnce)
  *   the values change before each up (the handed-off releases are left alone); the peer's values
  *   stay the same (a change would upgrade ten releases).
+ * Two variants run beside the defaults, each as its own pair of projects: both Node.js projects
+ * with `NODE_COMPILE_CACHE` set in the CLI's environment (Node's on-disk compile cache, which a
+ * user can turn on for every Node.js process Pulumi starts), and our YAML project declaring the
+ * package under `plugins.providers` with its version, which lets Pulumi cache the schema (one
+ * plugin start per `up` instead of two; the peer's schema is cached already, its plugin being
+ * installed with a version).
  * Prints the medians and, per host, ours / peer (targets: create overhead ≤ 0.5, no-op up of 10
  * ≤ 1.0). Not a test: nothing here asserts.
  */
-import { cp } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
-import { chartPath, runHelm } from "../test/support/charts.js";
+import { chartPath, repoRoot, runHelm } from "../test/support/charts.js";
 import {
   createProject,
   installedVersion,
@@ -40,8 +48,17 @@ interface Subject {
   readonly side: Side;
   /** Release name prefix, distinct per subject. */
   readonly prefix: string;
+  /** The variant it belongs to (see the header), `""` for the defaults. */
+  readonly variant: Variant;
   project?: Project;
   cli?: PulumiCli;
+}
+
+type Variant = "" | "compile-cache" | "schema-cached";
+
+/** Environment of the CLI for a variant: `NODE_COMPILE_CACHE` reaches every Node.js process Pulumi starts. */
+function variantEnv(variant: Variant, cacheDir: string): Record<string, string> {
+  return variant === "compile-cache" ? { NODE_COMPILE_CACHE: cacheDir } : {};
 }
 
 /** Values for a chart: the workload chart's `message`, or the schema chart's `mode`. */
@@ -79,9 +96,23 @@ for (let i = 0; i < c.requireNumber("count"); i++) {
 }
 `;
 
+/** How our YAML project names the package: `packages:`, or also `plugins.providers` with the version (schema cached). */
+function yamlPackage(variant: Variant): string {
+  const pkg = "packages:\n  helm-handoff: ./node_modules/helm-handoff\n";
+  return variant === "schema-cached"
+    ? `${pkg}plugins:\n  providers:\n    - name: helm-handoff\n      path: ./node_modules/helm-handoff\n      version: ${PACKAGE_VERSION}\n`
+    : pkg;
+}
+
+/** The version in this checkout's package.json: the one the tarball installs. */
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(join(repoRoot(), "package.json"), "utf8")) as { version: string }
+).version;
+
 /** A YAML program with `count` add-ons (YAML has no loops: the file is written per scenario). */
-function yamlProgram(side: Side, prefix: string, count: number, chart: string, mode: string): string {
-  const head = `name: bench-yaml-${side}\nruntime: yaml\n${side === "ours" ? "packages:\n  helm-handoff: ./node_modules/helm-handoff\n" : ""}config:\n  kubeconfig:\n    type: string\nresources:\n`;
+function yamlProgram(s: Subject, count: number, chart: string, mode: string): string {
+  const { side, prefix } = s;
+  const head = `name: bench-yaml-${side}\nruntime: yaml\n${side === "ours" ? yamlPackage(s.variant) : ""}config:\n  kubeconfig:\n    type: string\nresources:\n`;
   const provider =
     side === "peer"
       ? `  k8s:\n    type: pulumi:providers:kubernetes\n    properties:\n      kubeconfig: \${kubeconfig}\n`
@@ -100,7 +131,7 @@ function yamlProgram(side: Side, prefix: string, count: number, chart: string, m
   return head.replace("resources:\n", resources === "" ? "resources: {}\n" : `resources:\n${resources}`);
 }
 
-async function setUp(s: Subject, cluster: LocalCluster): Promise<void> {
+async function setUp(s: Subject, cluster: LocalCluster, compileCache: string): Promise<void> {
   const deps: Record<string, string> = { "@pulumi/pulumi": installedVersion("@pulumi/pulumi") };
   if (s.side === "peer" && s.host === "nodejs")
     deps["@pulumi/kubernetes"] = installedVersion("@pulumi/kubernetes");
@@ -110,7 +141,7 @@ async function setUp(s: Subject, cluster: LocalCluster): Promise<void> {
           "index.js": s.side === "ours" ? JS_OURS : JS_PEER,
           "Pulumi.yaml": `name: bench-js-${s.side}\nruntime:\n  name: nodejs\n  options:\n    packagemanager: npm\n`,
         }
-      : { "Pulumi.yaml": yamlProgram(s.side, s.prefix, 0, "workload", "a") };
+      : { "Pulumi.yaml": yamlProgram(s, 0, "workload", "a") };
   s.project = await createProject({
     name: `bench-${s.host}-${s.side}`,
     packageJson: s.host === "nodejs" ? { main: "index.js" } : {},
@@ -120,7 +151,7 @@ async function setUp(s: Subject, cluster: LocalCluster): Promise<void> {
   for (const chart of ["workload", "schema"]) {
     await cp(chartPath(chart), join(s.project.dir, "charts", chart), { recursive: true });
   }
-  s.cli = await pulumiCli(s.project.dir);
+  s.cli = await pulumiCli(s.project.dir, variantEnv(s.variant, compileCache));
   await s.cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: cluster.kubeconfigPath });
   await s.cli.run(["config", "set", "prefix", s.prefix]);
 }
@@ -129,11 +160,7 @@ async function setUp(s: Subject, cluster: LocalCluster): Promise<void> {
 async function program(s: Subject, count: number, chart: string, mode: string): Promise<void> {
   const cli = s.cli as PulumiCli;
   if (s.host === "yaml") {
-    const { writeFile } = await import("node:fs/promises");
-    await writeFile(
-      join((s.project as Project).dir, "Pulumi.yaml"),
-      yamlProgram(s.side, s.prefix, count, chart, mode),
-    );
+    await writeFile(join((s.project as Project).dir, "Pulumi.yaml"), yamlProgram(s, count, chart, mode));
     return;
   }
   await cli.run(["config", "set", "count", String(count)]);
@@ -184,58 +211,79 @@ async function helmInstall(cluster: LocalCluster, round: number): Promise<number
 
 const fmt = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
+/** A line of the report: our subject against the peer's, in one host. */
+interface Pair {
+  readonly label: string;
+  readonly ours: Subject;
+  readonly peer: Subject;
+}
+
 async function main(): Promise<void> {
   const cluster = await startLocalCluster({ name: "bench-peer", workloads: true });
-  const subjects: Subject[] = [
-    { host: "nodejs", side: "ours", prefix: "jo" },
-    { host: "nodejs", side: "peer", prefix: "jp" },
-    { host: "yaml", side: "ours", prefix: "yo" },
-    { host: "yaml", side: "peer", prefix: "yp" },
+  const compileCache = await mkdtemp(join(tmpdir(), "hh-bench-compile-cache-"));
+  const subject = (host: Host, side: Side, prefix: string, variant: Variant = ""): Subject => ({
+    host,
+    side,
+    prefix,
+    variant,
+  });
+  const js = { ours: subject("nodejs", "ours", "jo"), peer: subject("nodejs", "peer", "jp") };
+  const jsCache = {
+    ours: subject("nodejs", "ours", "co", "compile-cache"),
+    peer: subject("nodejs", "peer", "cp", "compile-cache"),
+  };
+  const yaml = { ours: subject("yaml", "ours", "yo"), peer: subject("yaml", "peer", "yp") };
+  const yamlCached = subject("yaml", "ours", "so", "schema-cached");
+  const pairs: Pair[] = [
+    { label: "Node.js host", ...js },
+    { label: "Node.js host, NODE_COMPILE_CACHE set", ...jsCache },
+    { label: "YAML host (packages:)", ...yaml },
+    { label: "YAML host, schema cached (plugins.providers with version)", ours: yamlCached, peer: yaml.peer },
   ];
+  const subjects = [js.ours, js.peer, jsCache.ours, jsCache.peer, yaml.ours, yaml.peer, yamlCached];
+  const key = (s: Subject) => `${s.host}/${s.variant}/${s.side}`;
   try {
     await cluster.ready;
-    for (const s of subjects) await setUp(s, cluster);
+    for (const s of subjects) await setUp(s, cluster, compileCache);
     const t = new Map<string, number[]>();
-    const add = (key: string, ms: number) => t.set(key, [...(t.get(key) ?? []), ms]);
+    const add = (k: string, ms: number) => t.set(k, [...(t.get(k) ?? []), ms]);
     const plain: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       plain.push(await helmInstall(cluster, round));
       for (const s of subjects) {
-        const key = `${s.host}/${s.side}`;
         await program(s, 0, "workload", "a");
-        add(`${key}/empty`, await up(s));
+        add(`${key(s)}/empty`, await up(s));
         await program(s, 1, "workload", "a");
-        add(`${key}/one`, await up(s));
+        add(`${key(s)}/one`, await up(s));
         await clear(s, cluster, 1);
       }
     }
     for (const s of subjects) {
-      const key = `${s.host}/${s.side}`;
       await program(s, MANY, "schema", "a");
       await up(s);
       for (let round = 0; round < ROUNDS; round++) {
         if (s.side === "ours") await program(s, MANY, "schema", round % 2 === 0 ? "b" : "a");
-        add(`${key}/noop`, await up(s));
+        add(`${key(s)}/noop`, await up(s));
       }
       await clear(s, cluster, MANY);
     }
-    const m = (key: string) => median(t.get(key) ?? []);
+    const m = (k: string) => median(t.get(k) ?? []);
     const helm = median(plain);
     console.log(`helm install --wait (workload chart): ${fmt(helm)} (median of ${ROUNDS})`);
-    for (const host of ["nodejs", "yaml"] as const) {
-      const overhead = (side: Side) => (m(`${host}/${side}/one`) - m(`${host}/${side}/empty`)) / helm;
-      console.log(`\n${host} host`);
-      for (const side of ["ours", "peer"] as const) {
-        const what = side === "ours" ? "ClusterAddon" : "helm.v3.Release";
+    for (const { label, ours, peer } of pairs) {
+      const overhead = (s: Subject) => (m(`${key(s)}/one`) - m(`${key(s)}/empty`)) / helm;
+      console.log(`\n${label}`);
+      for (const s of [ours, peer]) {
+        const what = s.side === "ours" ? "ClusterAddon" : "helm.v3.Release";
         console.log(
-          `  ${what.padEnd(16)} empty up ${fmt(m(`${host}/${side}/empty`))}, up with one ${fmt(m(`${host}/${side}/one`))}, create overhead ${overhead(side).toFixed(2)}, no-op up of ${MANY} ${fmt(m(`${host}/${side}/noop`))}`,
+          `  ${what.padEnd(16)} empty up ${fmt(m(`${key(s)}/empty`))}, up with one ${fmt(m(`${key(s)}/one`))}, create overhead ${overhead(s).toFixed(2)}, no-op up of ${MANY} ${fmt(m(`${key(s)}/noop`))}`,
         );
       }
       console.log(
-        `  create overhead ours/peer: ${(overhead("ours") / overhead("peer")).toFixed(2)} (target <= 0.5)`,
+        `  create overhead ours/peer: ${(overhead(ours) / overhead(peer)).toFixed(2)} (target <= 0.5)`,
       );
       console.log(
-        `  no-op up of ${MANY} ours/peer: ${(m(`${host}/ours/noop`) / m(`${host}/peer/noop`)).toFixed(2)} (target <= 1.0)`,
+        `  no-op up of ${MANY} ours/peer: ${(m(`${key(ours)}/noop`) / m(`${key(peer)}/noop`)).toFixed(2)} (target <= 1.0)`,
       );
     }
   } finally {
@@ -243,6 +291,7 @@ async function main(): Promise<void> {
       await s.cli?.dispose();
       await s.project?.remove();
     }
+    await rm(compileCache, { recursive: true, force: true });
     await cluster.stop();
   }
 }
