@@ -6,17 +6,19 @@
  * constructed there and its release is the package's own custom resource. ApplyOnce installs
  * revision 1, ignores a values change and keeps the release on destroy; Reconcile upgrades and
  * uninstalls; a JavaScript program (dynamic provider) and a YAML program with the same spec make
- * the same release and the same handoff record; `pulumi package get-schema` (what `pulumi package
- * add` runs for Python, Go and C#) reads the installed package's schema.
+ * the same release and the same handoff record; declared also under `plugins.providers` with its
+ * version (docs/languages.md), its schema is cached; `pulumi package get-schema` (what `pulumi
+ * package add` runs for Python, Go and C#) reads the installed package's schema.
  */
 import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
 import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { keyedValuesDigest } from "../core/keyed-digest.js";
 import { type LocalCluster, startLocalCluster, toolchainBinDir } from "../local-cluster/index.js";
 import { liveRelease } from "./support/addon.js";
-import { chartPath } from "./support/charts.js";
+import { chartPath, repoRoot } from "./support/charts.js";
 import {
   createProject,
   installedVersion,
@@ -27,14 +29,27 @@ import {
 
 const NAMESPACE = "cli-yaml";
 
-/** A Pulumi YAML program using the package, with the release name, mode and strategy from config. */
-function yamlProgram(project: string): string {
+/** How docs/languages.md declares the package for a cached schema: also a project plugin, with its version. */
+function pluginWithVersion(version: string): string {
+  return `plugins:
+  providers:
+    - name: helm-handoff
+      path: ./node_modules/helm-handoff
+      version: ${version}
+`;
+}
+
+/**
+ * A Pulumi YAML program using the package, with the release name, mode and strategy from config;
+ * `pluginVersion` also declares it under `plugins.providers` with that version.
+ */
+function yamlProgram(project: string, pluginVersion?: string): string {
   return `name: ${project}
 description: helm-handoff from a Pulumi YAML program
 runtime: yaml
 packages:
   helm-handoff: ./node_modules/helm-handoff
-config:
+${pluginVersion === undefined ? "" : pluginWithVersion(pluginVersion)}config:
   kubeconfig:
     type: string
   releaseName:
@@ -161,6 +176,31 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
 
       await cli.run(["destroy", "--yes", "--skip-preview"]);
       assert.deepEqual(await liveRelease(cluster, "yaml-once", NAMESPACE), first);
+    } finally {
+      await cli.dispose();
+    }
+  });
+
+  test("a YAML program that also declares the package with its version has its schema cached and runs the same", async () => {
+    const pkg = JSON.parse(readFileSync(join(repoRoot(), "package.json"), "utf8")) as { version: string };
+    const version = pkg.version;
+    const p = await project("yaml-cached", { "Pulumi.yaml": yamlProgram("hh-yaml-cached", version) });
+    const cli = await configured(p.dir, "yaml-cached", "ApplyOnce");
+    try {
+      await cli.run(["up", "--yes", "--skip-preview"]);
+      const first = await liveRelease(cluster, "yaml-cached", NAMESPACE);
+      assert.equal(first?.revision, 1);
+      // The toolchain's YAML host (pulumi-yaml v1.25.0) keeps a versioned plugin's schema beside its
+      // directory; the next up reads it from there instead of starting the plugin for it.
+      assert.ok(
+        existsSync(join(p.dir, "node_modules", `schema-helm-handoff-${version}-.json`)),
+        "the schema is cached beside the package directory",
+      );
+      await cli.run(["config", "set", "mode", "b"]);
+      const second = await cli.run(["up", "--yes", "--skip-preview"]);
+      assert.match(second.all, /Resources:\n +3 unchanged\n/);
+      assert.deepEqual(await liveRelease(cluster, "yaml-cached", NAMESPACE), first);
+      await cli.run(["destroy", "--yes", "--skip-preview"]);
     } finally {
       await cli.dispose();
     }
