@@ -21,18 +21,19 @@
  * Prints the medians and, per host, ours / peer (targets: create overhead ≤ 0.5, no-op up of 10
  * ≤ 1.0). Not a test: nothing here asserts.
  */
-import { readFileSync } from "node:fs";
 import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
-import { chartPath, repoRoot, runHelm } from "../test/support/charts.js";
+import { packageVersion } from "../provider/plugin/provider.js";
+import { chartPath, runHelm } from "../test/support/charts.js";
 import {
   createProject,
   installedVersion,
   type Project,
   type PulumiCli,
   pulumiCli,
+  versionedPluginYaml,
 } from "../test/support/project.js";
 import { median, timed } from "./stats.js";
 
@@ -99,15 +100,8 @@ for (let i = 0; i < c.requireNumber("count"); i++) {
 /** How our YAML project names the package: `packages:`, or also `plugins.providers` with the version (schema cached). */
 function yamlPackage(variant: Variant): string {
   const pkg = "packages:\n  helm-handoff: ./node_modules/helm-handoff\n";
-  return variant === "schema-cached"
-    ? `${pkg}plugins:\n  providers:\n    - name: helm-handoff\n      path: ./node_modules/helm-handoff\n      version: ${PACKAGE_VERSION}\n`
-    : pkg;
+  return variant === "schema-cached" ? `${pkg}${versionedPluginYaml(packageVersion())}` : pkg;
 }
-
-/** The version in this checkout's package.json: the one the tarball installs. */
-const PACKAGE_VERSION = (
-  JSON.parse(readFileSync(join(repoRoot(), "package.json"), "utf8")) as { version: string }
-).version;
 
 /** A YAML program with `count` add-ons (YAML has no loops: the file is written per scenario). */
 function yamlProgram(s: Subject, count: number, chart: string, mode: string): string {

@@ -11,33 +11,25 @@
  * package add` runs for Python, Go and C#) reads the installed package's schema.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { keyedValuesDigest } from "../core/keyed-digest.js";
 import { type LocalCluster, startLocalCluster, toolchainBinDir } from "../local-cluster/index.js";
+import { packageVersion } from "../provider/plugin/provider.js";
 import { liveRelease } from "./support/addon.js";
-import { chartPath, repoRoot } from "./support/charts.js";
+import { chartPath } from "./support/charts.js";
 import {
   createProject,
   installedVersion,
   type Project,
   pulumiCli,
   pulumiProjectYaml,
+  versionedPluginYaml,
 } from "./support/project.js";
 
 const NAMESPACE = "cli-yaml";
-
-/** How docs/languages.md declares the package for a cached schema: also a project plugin, with its version. */
-function pluginWithVersion(version: string): string {
-  return `plugins:
-  providers:
-    - name: helm-handoff
-      path: ./node_modules/helm-handoff
-      version: ${version}
-`;
-}
 
 /**
  * A Pulumi YAML program using the package, with the release name, mode and strategy from config;
@@ -49,7 +41,7 @@ description: helm-handoff from a Pulumi YAML program
 runtime: yaml
 packages:
   helm-handoff: ./node_modules/helm-handoff
-${pluginVersion === undefined ? "" : pluginWithVersion(pluginVersion)}config:
+${pluginVersion === undefined ? "" : versionedPluginYaml(pluginVersion)}config:
   kubeconfig:
     type: string
   releaseName:
@@ -182,8 +174,7 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
   });
 
   test("a YAML program that also declares the package with its version has its schema cached and runs the same", async () => {
-    const pkg = JSON.parse(readFileSync(join(repoRoot(), "package.json"), "utf8")) as { version: string };
-    const version = pkg.version;
+    const version = packageVersion();
     const p = await project("yaml-cached", { "Pulumi.yaml": yamlProgram("hh-yaml-cached", version) });
     const cli = await configured(p.dir, "yaml-cached", "ApplyOnce");
     try {

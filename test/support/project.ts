@@ -62,6 +62,14 @@ export function pulumiProjectYaml(name: string): string {
   return `name: ${name}\ndescription: helm-handoff from a platform repo\nruntime:\n  name: nodejs\n  options:\n    packagemanager: npm\n`;
 }
 
+/**
+ * The `plugins.providers` entry of docs/languages.md that lets Pulumi cache the package's schema
+ * in a YAML program: the installed package as a project plugin, with its version.
+ */
+export function versionedPluginYaml(version: string): string {
+  return `plugins:\n  providers:\n    - name: helm-handoff\n      path: ./node_modules/helm-handoff\n      version: ${version}\n`;
+}
+
 /** Formats a JSON file the way the templates do. */
 export function jsonFile(value: unknown): string {
   return `${JSON.stringify(value, null, 4)}\n`;
