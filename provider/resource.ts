@@ -13,7 +13,8 @@
  *
  * @module
  */
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
+import { CustomResource } from "@pulumi/pulumi/resource.js";
 import type { ReleaseInputs, ReleaseOutputs } from "./state.js";
 
 /** The provider module stored in `__provider`: `handler()` returns the provider object. */
@@ -79,7 +80,7 @@ export function quietPromiseStacks(): () => void {
 }
 
 /** One Helm release on one cluster, managed by the helm-handoff dynamic provider. */
-export class AddonRelease extends pulumi.CustomResource implements ReleaseResource {
+export class AddonRelease extends CustomResource implements ReleaseResource {
   declare public readonly status: pulumi.Output<ReleaseOutputs["status"]>;
   declare public readonly handoff: pulumi.Output<ReleaseOutputs["handoff"]>;
   declare public readonly clusterId: pulumi.Output<string>;

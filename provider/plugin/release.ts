@@ -6,7 +6,8 @@
  *
  * @module
  */
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
+import { CustomResource } from "@pulumi/pulumi/resource.js";
 import { ClusterAddon } from "../component.js";
 import {
   type AddonReleaseArgs,
@@ -20,7 +21,7 @@ import type { ReleaseOutputs } from "../state.js";
 export const RELEASE_TYPE = "helm-handoff:index:AddonRelease";
 
 /** One Helm release on one cluster, served by the `helm-handoff` package's provider. */
-export class PackagedRelease extends pulumi.CustomResource implements ReleaseResource {
+export class PackagedRelease extends CustomResource implements ReleaseResource {
   declare public readonly status: pulumi.Output<ReleaseOutputs["status"]>;
   declare public readonly handoff: pulumi.Output<ReleaseOutputs["handoff"]>;
   declare public readonly clusterId: pulumi.Output<string>;
