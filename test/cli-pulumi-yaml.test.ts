@@ -2,7 +2,8 @@
  * helm-handoff as a Pulumi package, from a program with no TypeScript of its own: a Pulumi YAML
  * program (`runtime: yaml`) that installs the `npm pack` tarball and lists it under `packages:`,
  * run by the real `pulumi` CLI with the YAML and Node.js language hosts. The YAML host reads the
- * package's schema and the engine runs its provider (`provider/plugin/`): `ClusterAddon` is
+ * package's schema and the engine runs its provider (`provider/plugin/`, started by the package's
+ * executable `pulumi-resource-helm-handoff`, not by Pulumi's Node.js plugin host): `ClusterAddon` is
  * constructed there and its release is the package's own custom resource. ApplyOnce installs
  * revision 1, ignores a values change and keeps the release on destroy; Reconcile upgrades and
  * uninstalls; a JavaScript program (dynamic provider) and a YAML program with the same spec make
@@ -165,6 +166,19 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
       const second = await cli.run(["up", "--yes", "--skip-preview"]);
       assert.match(second.all, /Resources:\n +3 unchanged\n/);
       assert.deepEqual(await liveRelease(cluster, "yaml-once", NAMESPACE), first);
+
+      // The engine runs the package's executable itself, not Pulumi's Node.js plugin host (which it
+      // would use, per PulumiPlugin.yaml, if the executable were missing: "via runtime 'nodejs'").
+      const preview = await cli.run(["preview", "--logtostderr", "-v=9"]);
+      const executable = join(p.dir, "node_modules", "helm-handoff", "pulumi-resource-helm-handoff");
+      assert.ok(
+        preview.all.includes(`Launching plugin 'helm-handoff (resource)' from '${executable}' with args`),
+        "the engine launches pulumi-resource-helm-handoff",
+      );
+      assert.doesNotMatch(
+        preview.all,
+        /Launching plugin 'helm-handoff \(resource\)' from '[^']*' via runtime/,
+      );
 
       await cli.run(["destroy", "--yes", "--skip-preview"]);
       assert.deepEqual(await liveRelease(cluster, "yaml-once", NAMESPACE), first);

@@ -5,7 +5,7 @@
  * type the package does not serve is refused by name. The engine path is in cli-pulumi-yaml.test.ts.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -29,6 +29,19 @@ test("PulumiPlugin.yaml declares a Node.js plugin and ships in the package", () 
   assert.match(readFileSync(join(repoRoot(), "PulumiPlugin.yaml"), "utf8"), /^runtime: nodejs$/m);
   const pkg = JSON.parse(readFileSync(join(repoRoot(), "package.json"), "utf8")) as { files: string[] };
   assert.ok(pkg.files.includes("PulumiPlugin.yaml"));
+});
+
+test("the plugin's executable ships in the package, executable, and runs the package's main with node", () => {
+  const pkg = JSON.parse(readFileSync(join(repoRoot(), "package.json"), "utf8")) as {
+    files: string[];
+    main: string;
+  };
+  assert.ok(pkg.files.includes("pulumi-resource-helm-handoff"));
+  const file = join(repoRoot(), "pulumi-resource-helm-handoff");
+  assert.equal(statSync(file).mode & 0o755, 0o755);
+  const script = readFileSync(file, "utf8");
+  assert.match(script, /^#!\/bin\/sh\n/);
+  assert.ok(script.includes(`exec node "$(dirname "$0")/${pkg.main.replace(/^\.\//, "")}" "$@"\n`));
 });
 
 test("the schema documents every ClusterAddon input and output, secrets marked", () => {
