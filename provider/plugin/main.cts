@@ -3,7 +3,7 @@
  * - run directly: the engine finds the executable `pulumi-resource-helm-handoff` at the package
  *   root (a two-line `sh` script) and runs it, which runs this file with `node` and the engine's
  *   arguments. That skips Pulumi's Node.js plugin host, which loads TypeScript and ts-node before
- *   any plugin (0.5 s of every plugin start);
+ *   any plugin (0.5 s or more of every plugin start);
  * - through the plugin host (`PulumiPlugin.yaml`, `runtime: nodejs`), where Pulumi has no
  *   executable to run (Windows, `pulumi package get-schema` of the directory): the host
  *   `require`s the package's `main` (this file) and, when it gets a function, calls it with
