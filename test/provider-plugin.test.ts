@@ -1,14 +1,17 @@
 /**
  * The Pulumi package's provider without an engine: the package's `main` is the plugin's start
- * function (requiring it starts nothing), the schema documents every input `ClusterAddon` takes,
+ * function (requiring it starts nothing) and its executable runs it, the plugin does not load the
+ * SDK's closure serializer, the schema documents every input `ClusterAddon` takes,
  * secrets cross the wire marked and come back marked, check names the failing property, and a
  * type the package does not serve is refused by name. The engine path is in cli-pulumi-yaml.test.ts.
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { test } from "node:test";
+import { pathToFileURL } from "node:url";
 import { makeHandoffRecord } from "../core/handoff.js";
 import { helmHandoffProvider, packageVersion } from "../provider/plugin/provider.js";
 import { CLUSTER_ADDON_INPUTS, packageSchema } from "../provider/plugin/schema.js";
@@ -42,6 +45,23 @@ test("the plugin's executable ships in the package, executable, and runs the pac
   const script = readFileSync(file, "utf8");
   assert.match(script, /^#!\/bin\/sh\n/);
   assert.ok(script.includes(`exec node "$(dirname "$0")/${pkg.main.replace(/^\.\//, "")}" "$@"\n`));
+});
+
+test("the plugin's component, release and provider load the SDK's modules but not its closure serializer", () => {
+  // The SDK's index also loads closure serialization and its vendored TypeScript (≈0.3 s of every
+  // plugin start), which only a Node.js program's dynamic resources would need.
+  const plugin = join(repoRoot(), "dist", "provider", "plugin");
+  const code = `import { createRequire } from "node:module";
+await import(${JSON.stringify(pathToFileURL(join(plugin, "release.js")).href)});
+await import(${JSON.stringify(pathToFileURL(join(plugin, "provider.js")).href)});
+await import("@pulumi/pulumi/provider/index.js");
+const loaded = Object.keys(createRequire(import.meta.url).cache);
+console.log(JSON.stringify(loaded.filter((k) => /typescript.js$|runtime[\\/]closure[\\/]/.test(k))));`;
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", code], {
+    cwd: repoRoot(),
+    encoding: "utf8",
+  });
+  assert.deepEqual(JSON.parse(out), []);
 });
 
 test("the schema documents every ClusterAddon input and output, secrets marked", () => {
