@@ -13,7 +13,7 @@
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { cp } from "node:fs/promises";
+import { chmod, cp } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { keyedValuesDigest } from "../core/keyed-digest.js";
@@ -167,22 +167,38 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
       assert.match(second.all, /Resources:\n +3 unchanged\n/);
       assert.deepEqual(await liveRelease(cluster, "yaml-once", NAMESPACE), first);
 
-      // The engine runs the package's executable itself, not Pulumi's Node.js plugin host (which it
-      // would use, per PulumiPlugin.yaml, if the executable were missing: "via runtime 'nodejs'").
+      await cli.run(["destroy", "--yes", "--skip-preview"]);
+      assert.deepEqual(await liveRelease(cluster, "yaml-once", NAMESPACE), first);
+    } finally {
+      await cli.dispose();
+    }
+  });
+
+  test("the engine runs the package's executable itself, not Pulumi's Node.js plugin host", async () => {
+    const p = await project("yaml-executable", { "Pulumi.yaml": yamlProgram("hh-yaml-executable") });
+    const cli = await configured(p.dir, "yaml-executable", "ApplyOnce");
+    const executable = join(p.dir, "node_modules", "helm-handoff", "pulumi-resource-helm-handoff");
+    try {
+      // With -v=9 the engine logs each plugin launch; one through the plugin host (PulumiPlugin.yaml)
+      // says "via runtime 'nodejs'".
       const preview = await cli.run(["preview", "--logtostderr", "-v=9"]);
-      const executable = join(p.dir, "node_modules", "helm-handoff", "pulumi-resource-helm-handoff");
       assert.ok(
-        preview.all.includes(`Launching plugin 'helm-handoff (resource)' from '${executable}' with args`),
-        "the engine launches pulumi-resource-helm-handoff",
+        preview.all.includes("Launching plugin 'helm-handoff (resource)' from "),
+        "launches are logged",
       );
       assert.doesNotMatch(
         preview.all,
         /Launching plugin 'helm-handoff \(resource\)' from '[^']*' via runtime/,
       );
-
-      await cli.run(["destroy", "--yes", "--skip-preview"]);
-      assert.deepEqual(await liveRelease(cluster, "yaml-once", NAMESPACE), first);
+      // Without its executable bit the file is still what the engine runs: it fails to, exactly as
+      // docs/troubleshooting.md says, instead of falling back to the plugin host.
+      await chmod(executable, 0o644);
+      await assert.rejects(cli.run(["preview"]), (err: { all?: unknown }) => {
+        assert.ok(String(err.all).includes(`fork/exec ${executable}: permission denied`), String(err.all));
+        return true;
+      });
     } finally {
+      await chmod(executable, 0o755);
       await cli.dispose();
     }
   });

@@ -1,14 +1,13 @@
 /**
- * The entry point of the `helm-handoff` Pulumi plugin, reached two ways:
- * - run directly: the engine finds the executable `pulumi-resource-helm-handoff` at the package
- *   root (a two-line `sh` script) and runs it, which runs this file with `node` and the engine's
- *   arguments. That skips Pulumi's Node.js plugin host, which loads TypeScript and ts-node before
- *   any plugin (0.5 s or more of every plugin start);
- * - through the plugin host (`PulumiPlugin.yaml`, `runtime: nodejs`), where Pulumi has no
- *   executable to run (Windows, `pulumi package get-schema` of the directory): the host
- *   `require`s the package's `main` (this file) and, when it gets a function, calls it with
- *   `process.argv` set to the engine's arguments.
- * Either way the function loads the provider (`provider.ts`) and serves it.
+ * The entry point of the `helm-handoff` Pulumi plugin (the package's `main`), reached two ways.
+ * On Linux and macOS the engine runs the executable `pulumi-resource-helm-handoff` at the package
+ * root, a short `sh` script that runs `node` on the package directory, so this file is the main
+ * module and serves at once with the engine's arguments; that skips Pulumi's Node.js plugin host,
+ * which loads TypeScript and ts-node before any plugin (README "Measured"). Where Pulumi has no
+ * executable to run (Windows, or a command given the package directory itself, such as `pulumi
+ * package add` or `pulumi package get-schema`), it uses `PulumiPlugin.yaml`: the plugin host
+ * `require`s this file and, getting a function, calls it with `process.argv` set to the engine's
+ * arguments. Either way the function loads the provider (`provider.ts`) and serves it.
  *
  * @module
  */
