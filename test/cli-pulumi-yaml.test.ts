@@ -218,8 +218,15 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
         "the schema is cached beside the package directory",
       );
       await cli.run(["config", "set", "mode", "b"]);
-      const second = await cli.run(["up", "--yes", "--skip-preview"]);
-      assert.match(second.all, /Resources:\n +3 unchanged\n/);
+      // With -v=9 and --logflow (the language host logs at the same level) every launch of the
+      // plugin is logged, the YAML host's (for the schema) as well as the engine's: with the schema
+      // cached, only the engine's remains (a stale cache gives 2).
+      const second = await cli.run(["up", "--yes", "--skip-preview", "--logtostderr", "--logflow", "-v=9"]);
+      assert.match(second.stdout, /Resources:\n +3 unchanged\n/);
+      assert.equal(
+        second.stderr.split("newPlugin(): Launching plugin 'helm-handoff (resource)'").length - 1,
+        1,
+      );
       assert.deepEqual(await liveRelease(cluster, "yaml-cached", NAMESPACE), first);
       await cli.run(["destroy", "--yes", "--skip-preview"]);
     } finally {
