@@ -26,9 +26,14 @@ import { valuesDigest } from "../core/handoff.js";
 import { keyedValuesDigest } from "../core/keyed-digest.js";
 import { mayCallHelm } from "../core/lifecycle/strategy.js";
 import { validateSpec } from "../core/spec.js";
+import keepCompileCache from "./compile-cache.cjs";
 import { digestKeyOf, outputsOf, toSpec, withUid } from "./outputs.js";
 import { progressLine } from "./progress.js";
 import { hasKeyedDigests, type ReleaseInputs, type ReleaseOutputs } from "./state.js";
+
+// Only provider processes load this module (Pulumi's dynamic provider host, the package's plugin):
+// keep what they compile (the stored provider source turned the cache on before loading us).
+keepCompileCache();
 
 type Inputs = ReleaseInputs & Record<string, unknown>;
 type Outputs = ReleaseOutputs & Record<string, unknown>;

@@ -4,10 +4,11 @@
  * a TypeScript ES module project (`"type": "module"`, nodenext) and a plain JavaScript project
  * (`require("helm-handoff/pulumi")`). Each installs the `npm pack` tarball, then: `up` installs
  * revision 1, `preview --diff` after a values change plans no update, the next `up` leaves revision
- * 1, `destroy` keeps the release.
+ * 1, `destroy` keeps the release. With `NODE_COMPILE_CACHE` set, Pulumi's dynamic provider host
+ * writes the compile cache although the engine ends it with SIGINT (provider/compile-cache.cts).
  */
 import assert from "node:assert/strict";
-import { cp } from "node:fs/promises";
+import { cp, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
@@ -163,4 +164,38 @@ describe("pulumi up in a platform repo through the CLI", { timeout: 1_200_000 },
       }
     });
   }
+
+  test("with NODE_COMPILE_CACHE set, Pulumi's dynamic provider host writes its compile cache", async () => {
+    const kind = KINDS.find((k) => k.name === "javascript") as Kind;
+    const project = await createProject({
+      name: "compile-cache",
+      packageJson: kind.packageJson,
+      dependencies: { "@pulumi/pulumi": installedVersion("@pulumi/pulumi") },
+      files: { ...kind.files, "Pulumi.yaml": pulumiProjectYaml("hh-compile-cache") },
+    });
+    projects.push(project);
+    await cp(chartPath("schema"), join(project.dir, "charts", "schema"), { recursive: true });
+    const cache = join(project.dir, "node-compile-cache");
+    const cli = await pulumiCli(project.dir, { NODE_COMPILE_CACHE: cache });
+    try {
+      await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: cluster.kubeconfigPath });
+      await cli.run(["config", "set", "releaseName", "compile-cache"]);
+      await cli.run(["config", "set", "mode", "a"]);
+      // The preview's check of the new release starts the host and loads our release code in it.
+      await cli.run(["preview"]);
+      // Only the host loads the SDK's cmd/dynamic-provider, whose top level requires
+      // "require-from-string": V8's cached code of that module holds the string. Without
+      // keepCompileCache the host dies of the engine's SIGINT and writes none of its modules.
+      const files: string[] = [];
+      for (const v of await readdir(cache)) {
+        for (const f of await readdir(join(cache, v))) files.push(join(cache, v, f));
+      }
+      const host = await Promise.all(
+        files.map(async (f) => (await readFile(f)).includes("require-from-string")),
+      );
+      assert.ok(host.some(Boolean), `none of ${files.length} cached modules is the host's`);
+    } finally {
+      await cli.dispose();
+    }
+  });
 });

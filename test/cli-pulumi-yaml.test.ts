@@ -8,12 +8,13 @@
  * revision 1, ignores a values change and keeps the release on destroy; Reconcile upgrades and
  * uninstalls; a JavaScript program (dynamic provider) and a YAML program with the same spec make
  * the same release and the same handoff record; declared also under `plugins.providers` with its
- * version (docs/languages.md), its schema is cached; `pulumi package get-schema` (what `pulumi
- * package add` runs for Python, Go and C#) reads the installed package's schema.
+ * version (docs/languages.md), its schema is cached; the plugin keeps Node's compile cache
+ * although the engine ends it with SIGINT; `pulumi package get-schema` (what `pulumi package add`
+ * runs for Python, Go and C#) reads the installed package's schema.
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { chmod, cp } from "node:fs/promises";
+import { chmod, cp, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { keyedValuesDigest } from "../core/keyed-digest.js";
@@ -130,8 +131,13 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
     return p;
   }
 
-  async function configured(dir: string, releaseName: string, strategy: string) {
-    const cli = await pulumiCli(dir);
+  async function configured(
+    dir: string,
+    releaseName: string,
+    strategy: string,
+    env: Record<string, string> = {},
+  ) {
+    const cli = await pulumiCli(dir, env);
     await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: cluster.kubeconfigPath });
     await cli.run(["config", "set", "releaseName", releaseName]);
     await cli.run(["config", "set", "strategy", strategy]);
@@ -199,6 +205,23 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
       });
     } finally {
       await chmod(executable, 0o755);
+      await cli.dispose();
+    }
+  });
+
+  test("the plugin writes Node's compile cache although the engine ends it with SIGINT", async () => {
+    // The YAML host and the CLI are Go: the only Node.js processes of a preview are the plugin's
+    // (the YAML host's launch for the schema, the engine's). Without provider/compile-cache.cts
+    // they die of the engine's SIGINT and the directory stays empty.
+    const p = await project("yaml-compile-cache", { "Pulumi.yaml": yamlProgram("hh-yaml-compile-cache") });
+    const cache = join(p.dir, "node-compile-cache");
+    const cli = await configured(p.dir, "yaml-compile-cache", "ApplyOnce", { NODE_COMPILE_CACHE: cache });
+    try {
+      await cli.run(["preview"]);
+      const versions = await readdir(cache);
+      const files = (await Promise.all(versions.map((v) => readdir(join(cache, v))))).flat();
+      assert.ok(files.length > 0, "the plugin wrote its compile cache");
+    } finally {
       await cli.dispose();
     }
   });

@@ -7,13 +7,14 @@
  * executable to run (Windows, or a command given the package directory itself, such as `pulumi
  * package add` or `pulumi package get-schema`), it uses `PulumiPlugin.yaml`: the plugin host
  * `require`s this file and, getting a function, calls it with `process.argv` set to the engine's
- * arguments. Either way the function loads the provider (`provider.ts`) and serves it.
+ * arguments. Either way the function turns on Node's compile cache (`../compile-cache.cts`), loads
+ * the provider (`provider.ts`) and serves it.
  *
  * @module
  */
 async function servePlugin(): Promise<void> {
-  // Node's on-disk compile cache for helm-handoff and its dependencies (Node >= 22.1).
-  require("node:module").enableCompileCache?.();
+  // Before anything else loads, so that the Pulumi SDK and helm-handoff are cached too.
+  (require("../compile-cache.cjs") as typeof import("../compile-cache.cjs"))();
   const { serve } = await import("./provider.js");
   await serve(process.argv.slice(2));
 }
