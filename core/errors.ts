@@ -151,7 +151,7 @@ export class HelmError extends HelmHandoffError {
 
   /**
    * @param details - the redacted details of the run
-   * @param options - `cause`: the original (execa) error
+   * @param options - `cause`: the spawn's own error, if any
    */
   public constructor(details: HelmErrorDetails, options?: ErrorOptions) {
     super(HELM_CODES[details.kind], formatHelmMessage(details), options);

@@ -2,7 +2,7 @@
  * The steps of the release lifecycle that may call helm or the API server: create, and
  * Reconcile's refresh, update and delete. `dynamic.ts` loads this module only when such a step
  * runs, so a `pulumi up` in which every add-on is handed off (ApplyOnce) never loads the helm
- * runner, execa, YAML or the Kubernetes client.
+ * runner, YAML or the Kubernetes client.
  *
  * Concurrency: the engine runs every create/update/delete/read of a stack in one provider
  * process (up to `pulumi up --parallel` at once, by default 4 per CPU). Helm calls are bounded

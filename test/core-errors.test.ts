@@ -234,7 +234,7 @@ test("unknown stderr is permanent so a retry loop never spins on it", () => {
 });
 
 test("makeHelmError picks the subclass by kind and keeps command, exit code, stderr and cause", () => {
-  const cause = new Error("execa");
+  const cause = new Error("spawn");
   const details = {
     reason: "x",
     command: ["helm", "install", "cni", "./cni"],

@@ -68,7 +68,7 @@ function leaked(text: string, forms: readonly string[]): string[] {
   return forms.filter((f) => text.includes(f));
 }
 
-/** `util.inspect` of `err` without its `cause` (execa's error, kept unredacted by core/helm.ts). */
+/** `util.inspect` of `err` without its `cause` (the spawn's own error, tested on its own). */
 function inspectWithoutCause(err: Error): string {
   const copy = Object.create(Object.getPrototypeOf(err)) as Error;
   for (const key of Reflect.ownKeys(err)) {

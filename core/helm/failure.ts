@@ -1,6 +1,6 @@
 /**
  * Turns a failed helm process into a typed error, the same way for both runners. Each spawn
- * (execa for the async runner, `spawnSync` for the synchronous one) reduces its own failure to a
+ * (`spawn.ts` for the async runner, `spawnSync` for the synchronous one) reduces its own failure to a
  * {@link SpawnFailure}; everything after that is here: a missing binary, a cancel, a timeout and a
  * kill by a foreign signal, then helm's stderr classified by `classifyHelmFailure`, with the argv
  * and stderr redacted (the spawn's own error too, kept as a redacted `cause`) and helm v4's
@@ -81,9 +81,9 @@ export function helmFailure(f: SpawnFailure, redactor: Redactor): Error {
 }
 
 /**
- * The spawn's own error as a cause that shows nothing the message hides: execa's error carries
- * helm's argv, stdout and stderr unredacted (`util.inspect` prints them), so only its name and
- * its redacted message are kept.
+ * The spawn's own error as a cause that shows nothing the message hides: a spawn error may carry
+ * helm's argv unredacted (`util.inspect` prints it), so only its name and its redacted message
+ * are kept.
  */
 function redactedCause(cause: unknown, redactor: Redactor): Error | undefined {
   if (cause === undefined) return undefined;

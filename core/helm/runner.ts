@@ -1,6 +1,6 @@
 /**
- * `HelmRunner`: runs helm v4 asynchronously through execa (argv arrays only). Everything but the
- * spawn is shared with the synchronous runner of the cdk8s construct (`sync.ts`): binary lookup
+ * `HelmRunner`: runs helm v4 asynchronously (argv arrays only). Everything but the spawn
+ * (`spawn.ts`) is shared with the synchronous runner of the cdk8s construct (`sync.ts`): binary lookup
  * and version check (`binary.ts`), environment (`env.ts`), the private call dir and its sweep
  * (`call-dir.ts`, `call.ts`), argv (`args.ts`), JSON parsing (`parse.ts`) and error mapping
  * (`failure.ts`). Secrets never reach argv: the kubeconfig and values go into 0600 files of the
@@ -9,7 +9,6 @@
  *
  * @module
  */
-import { ExecaError, execa } from "execa";
 import { Duration } from "../duration.js";
 import { HelmCallNotAllowedError, type HelmError } from "../errors.js";
 import { Redactor } from "../redact.js";
@@ -28,6 +27,7 @@ import {
   parseValues,
   withMetadata,
 } from "./parse.js";
+import { spawnHelm } from "./spawn.js";
 import type {
   HelmCallName,
   HelmRunnerOptions,
@@ -60,7 +60,7 @@ const checkedVersions = new Map<string, Promise<string>>();
  * Runs helm v4. One runner per cluster (its kubeconfig); safe to use concurrently.
  *
  * Failures throw a {@link HelmError} subclass classified by `classifyHelmFailure`, with the
- * redacted argv, exit code and stderr, and the execa error as `cause`.
+ * redacted argv, exit code and stderr, and the spawn's own error as `cause`.
  */
 export class HelmRunner {
   private readonly opts: HelmRunnerOptions;
@@ -320,47 +320,27 @@ export class HelmRunner {
     const full = call.argv(args, options.needsCluster);
     const onOutput = this.opts.onOutput;
     const redactor = call.redactor;
-    const emit = function* (line: unknown) {
-      if (onOutput !== undefined && typeof line === "string" && line.trim() !== "")
-        onOutput(redactor.redact(line));
-      yield line;
-    };
     const timeout =
       options.timeout.toMilliseconds() + (options.helmTimeout ? PROCESS_GRACE.toMilliseconds() : 0);
-    const env = helmEnv({ helmHome: this.opts.helmHome, env: this.opts.env });
     const run = () =>
-      execa(bin, full, {
-        env,
-        extendEnv: false,
-        timeout,
-        ...(this.opts.signal !== undefined ? { cancelSignal: this.opts.signal } : {}),
-        forceKillAfterDelay: (this.opts.forceKillAfter ?? Duration.seconds(5)).toMilliseconds(),
+      spawnHelm(bin, full, {
+        env: helmEnv({ helmHome: this.opts.helmHome, env: this.opts.env }),
         input: options.input ?? "",
-        stdout: options.streamStdout ? [emit] : "pipe",
-        stderr: [emit],
-        stripFinalNewline: false,
+        timeoutMs: timeout,
+        ...(this.opts.signal !== undefined ? { signal: this.opts.signal } : {}),
+        forceKillAfterMs: (this.opts.forceKillAfter ?? Duration.seconds(5)).toMilliseconds(),
+        ...(onOutput !== undefined
+          ? {
+              onLine: (line: string) => {
+                if (line.trim() !== "") onOutput(redactor.redact(line));
+              },
+            }
+          : {}),
+        streamStdout: options.streamStdout,
       });
-    try {
-      const slots = this.opts.slots;
-      const result = await (slots !== undefined ? slots.run(run) : run());
-      return { stdout: String(result.stdout), stderr: String(result.stderr) };
-    } catch (e) {
-      if (!(e instanceof ExecaError)) throw e;
-      const code = (e as { code?: unknown }).code ?? (e.cause as { code?: unknown } | undefined)?.code;
-      throw helmFailure(
-        {
-          command: [bin, ...full],
-          exitCode: e.exitCode,
-          signal: e.isTerminated ? (e.signal ?? "a signal") : undefined,
-          stderr: typeof e.stderr === "string" ? e.stderr : "",
-          notFound: code === "ENOENT" || code === "EACCES",
-          canceled: e.isCanceled,
-          timedOut: e.timedOut,
-          durationMs: e.durationMs,
-          cause: e,
-        },
-        redactor,
-      );
-    }
+    const slots = this.opts.slots;
+    const result = await (slots !== undefined ? slots.run(run) : run());
+    if (result.failure !== undefined) throw helmFailure(result.failure, redactor);
+    return { stdout: result.stdout, stderr: result.stderr };
   }
 }
