@@ -6,8 +6,8 @@
  * executable `pulumi-resource-helm-handoff`, not by Pulumi's Node.js plugin host): `ClusterAddon` is
  * constructed there and its release is the package's own custom resource. ApplyOnce installs
  * revision 1, ignores a values change and keeps the release on destroy; Reconcile upgrades and
- * uninstalls; a JavaScript program (dynamic provider) and a YAML program with the same spec make
- * the same release and the same handoff record; declared also under `plugins.providers` with its
+ * uninstalls; a TypeScript program laid out like `pulumi new typescript` (dynamic provider) and a
+ * YAML program with the same spec make the same release and the same handoff record; declared also under `plugins.providers` with its
  * version (docs/languages.md), its schema is cached; the plugin keeps Node's compile cache
  * although the engine ends it with SIGINT; `pulumi package get-schema` (what `pulumi package add`
  * runs for Python, Go and C#) reads the installed package's schema.
@@ -25,7 +25,9 @@ import { chartPath } from "./support/charts.js";
 import {
   createProject,
   installedVersion,
+  jsonFile,
   type Project,
+  PULUMI_NEW_TYPESCRIPT_TSCONFIG,
   pulumiCli,
   pulumiProjectYaml,
   versionedPluginYaml,
@@ -73,10 +75,9 @@ outputs:
 `;
 }
 
-/** The same add-on from a plain JavaScript program (the dynamic provider). */
-const JAVASCRIPT_PROGRAM = `"use strict";
-const pulumi = require("@pulumi/pulumi");
-const { ClusterAddon } = require("helm-handoff/pulumi");
+/** The same add-on from a TypeScript program (the dynamic provider), as `pulumi new typescript` lays it out. */
+const TYPESCRIPT_PROGRAM = `import * as pulumi from "@pulumi/pulumi";
+import { ClusterAddon } from "helm-handoff/pulumi";
 
 const config = new pulumi.Config();
 const addon = new ClusterAddon("addon", {
@@ -85,12 +86,12 @@ const addon = new ClusterAddon("addon", {
   releaseName: config.require("releaseName"),
   namespace: "${NAMESPACE}",
   createNamespace: true,
-  strategy: config.require("strategy"),
+  strategy: config.require("strategy") as "ApplyOnce" | "Reconcile",
   values: { replicas: 1, mode: config.require("mode") },
 });
-exports.handoff = addon.handoff;
-exports.status = addon.status;
-exports.valuesDigestKey = addon.valuesDigestKey;
+export const handoff = addon.handoff;
+export const status = addon.status;
+export const valuesDigestKey = addon.valuesDigestKey;
 `;
 
 interface Outputs {
@@ -119,11 +120,13 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
     name: string,
     files: Record<string, string>,
     packageJson: Record<string, unknown> = {},
+    devDependencies: Record<string, string> = {},
   ) {
     const p = await createProject({
       name,
       packageJson,
       dependencies: { "@pulumi/pulumi": installedVersion("@pulumi/pulumi") },
+      devDependencies,
       files,
     });
     projects.push(p);
@@ -280,15 +283,20 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
     }
   });
 
-  test("a JavaScript program and a YAML program with the same spec make the same release and handoff record", async () => {
-    const js = await project(
-      "same-js",
-      { "index.js": JAVASCRIPT_PROGRAM, "Pulumi.yaml": pulumiProjectYaml("hh-same") },
-      { main: "index.js" },
+  test("a TypeScript program and a YAML program with the same spec make the same release and handoff record", async () => {
+    const ts = await project(
+      "same-ts",
+      {
+        "index.ts": TYPESCRIPT_PROGRAM,
+        "tsconfig.json": jsonFile(PULUMI_NEW_TYPESCRIPT_TSCONFIG),
+        "Pulumi.yaml": pulumiProjectYaml("hh-same"),
+      },
+      { main: "index.ts" },
+      { typescript: installedVersion("typescript"), "@types/node": installedVersion("@types/node") },
     );
     const yaml = await project("same-yaml", { "Pulumi.yaml": yamlProgram("hh-same") });
     const made: { release: unknown; record: Record<string, unknown> }[] = [];
-    for (const dir of [js.dir, yaml.dir]) {
+    for (const dir of [ts.dir, yaml.dir]) {
       // Reconcile, so that destroy uninstalls and the second program installs afresh.
       const cli = await configured(dir, "same-spec", "Reconcile");
       try {
