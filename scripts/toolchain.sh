@@ -201,6 +201,16 @@ build_pulumi_yaml() {
     "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml@$PULUMI_YAML_VERSION"
 }
 
+# Pulumi's Go SDK generator at the CLI's version, for the test that compiles docs/languages.md's Go
+# program (scripts/pulumi-gen-go/main.go; its hash is part of the store key).
+build_pulumi_gen_go() {
+  local out="$1"; wrapper "$2" local/pulumigengo
+  cp "$REPO_ROOT/scripts/pulumi-gen-go/main.go" main.go
+  go get "github.com/pulumi/pulumi/pkg/v3@$PULUMI_VERSION" >&2
+  go mod tidy >&2
+  go build -trimpath -ldflags "-s -w" -o "$out/pulumi-gen-go" .
+}
+
 # lay_out_pulumi: the CLI and its bundled plugins in one directory, the way a Pulumi install has
 # them (~/.pulumi/bin). The CLI looks for bundled plugins (language hosts, the dynamic-provider
 # shim) beside its own resolved executable and warns "using X from $PATH" when the one found on
@@ -293,6 +303,9 @@ lane_b() {
     ensure "pulumi-$PULUMI_VERSION-r$RECIPE" build_pulumi
   fi
   ensure "pulumi-kubernetes-$PULUMI_K8S_VERSION-r$RECIPE" build_pulumi_k8s pulumi-resource-kubernetes
+  local gen
+  gen="$(sha256sum "$REPO_ROOT/scripts/pulumi-gen-go/main.go" | cut -c1-12)"
+  ensure "pulumi-gen-go-$PULUMI_VERSION-r$RECIPE-$gen" build_pulumi_gen_go pulumi-gen-go
   if [[ -n "$reused" ]]; then
     ensure "pulumi-language-yaml-$PULUMI_YAML_VERSION-r$RECIPE" build_pulumi_yaml pulumi-language-yaml
   else

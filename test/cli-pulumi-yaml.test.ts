@@ -10,7 +10,8 @@
  * YAML program with the same spec make the same release and the same handoff record; declared also under `plugins.providers` with its
  * version (docs/languages.md), its schema is cached; the plugin keeps Node's compile cache
  * although the engine ends it with SIGINT; `pulumi package get-schema` (what `pulumi package add`
- * runs for Python, Go and C#) reads the installed package's schema.
+ * runs for Python, Go and C#) reads the installed package's schema, and the Go program of
+ * docs/languages.md compiles against the SDK Pulumi's Go generator makes from it.
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -22,6 +23,7 @@ import { type LocalCluster, startLocalCluster, toolchainBinDir } from "../local-
 import { packageVersion } from "../provider/plugin/provider.js";
 import { liveRelease } from "./support/addon.js";
 import { chartPath } from "./support/charts.js";
+import { compileGoProgram, docsGoProgram } from "./support/go-program.js";
 import {
   createProject,
   installedVersion,
@@ -323,7 +325,7 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
     });
   });
 
-  test("pulumi package get-schema of the installed package prints its schema, as pulumi package add reads it", async () => {
+  test("pulumi package get-schema prints the installed package's schema, and the Go program of docs/languages.md compiles against the SDK Pulumi's Go generator makes from it", async () => {
     const p = await project("get-schema", { "Pulumi.yaml": yamlProgram("hh-get-schema") });
     const cli = await pulumiCli(p.dir);
     try {
@@ -339,9 +341,8 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
         "--file",
         join(toolchainBinDir(), "pulumi-resource-kubernetes"),
       ]);
-      const schema = JSON.parse(
-        (await cli.run(["package", "get-schema", "./node_modules/helm-handoff"])).stdout,
-      ) as {
+      const printed = (await cli.run(["package", "get-schema", "./node_modules/helm-handoff"])).stdout;
+      const schema = JSON.parse(printed) as {
         name: string;
         version: string;
         resources: Record<string, { isComponent: boolean }>;
@@ -350,6 +351,9 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
       assert.equal(schema.version, installedVersion("helm-handoff"));
       assert.deepEqual(Object.keys(schema.resources), ["helm-handoff:index:ClusterAddon"]);
       assert.equal(schema.resources["helm-handoff:index:ClusterAddon"]?.isComponent, true);
+      // What `pulumi package add` does next for a Go program, with Pulumi's generator at the CLI's version.
+      const cliVersion = (await cli.run(["version"])).stdout.trim();
+      await compileGoProgram(printed, docsGoProgram(), cliVersion);
     } finally {
       await cli.dispose();
     }
