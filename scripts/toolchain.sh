@@ -24,6 +24,9 @@ PULUMI_VERSION=v3.274.1
 PULUMI_K8S_MODULE_VERSION=v4.0.0-20260115033456-f47bc2d6f199
 PULUMI_K8S_VERSION=4.25.0
 PULUMI_YAML_VERSION=v1.25.0
+# The last Go language host the module proxy serves: inside sdk/v3 (later hosts are a module of
+# their own, github.com/pulumi/pulumi/sdk/go/pulumi-language-go/v3, which the proxy refuses).
+PULUMI_GO_HOST_SDK_VERSION=v3.62.0
 # Bump when a recipe below changes, so stale builds are not reused.
 RECIPE=1
 
@@ -201,6 +204,13 @@ build_pulumi_yaml() {
     "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml@$PULUMI_YAML_VERSION"
 }
 
+# The Go language host, for the test of a Go program using the package (an old host: see the pin).
+build_pulumi_go_host() {
+  local out="$1"; wrapper "$2" local/pulumigohost
+  go get "github.com/pulumi/pulumi/sdk/v3/go/pulumi-language-go@$PULUMI_GO_HOST_SDK_VERSION" >&2
+  go build -trimpath -ldflags "-s -w" -o "$out/pulumi-language-go" github.com/pulumi/pulumi/sdk/v3/go/pulumi-language-go
+}
+
 # Pulumi's Go SDK generator at the CLI's version, for the test that compiles docs/languages.md's Go
 # program (scripts/pulumi-gen-go/main.go; its hash is part of the store key).
 build_pulumi_gen_go() {
@@ -230,6 +240,7 @@ lay_out_pulumi() {
   }
   place "$cli" pulumi
   place "$STORE/pulumi-language-yaml-$PULUMI_YAML_VERSION-r$RECIPE/pulumi-language-yaml" pulumi-language-yaml
+  place "$STORE/pulumi-language-go-$PULUMI_GO_HOST_SDK_VERSION-r$RECIPE/pulumi-language-go" pulumi-language-go
   # The dynamic-provider shim every Pulumi install ships (the same script as in @pulumi/pulumi):
   # it runs the @pulumi/pulumi of the program's own directory.
   local shim="$TMP/pulumi-resource-pulumi-nodejs.$BASHPID"
@@ -308,8 +319,10 @@ lane_b() {
   ensure "pulumi-gen-go-$PULUMI_VERSION-r$RECIPE-$gen" build_pulumi_gen_go pulumi-gen-go
   if [[ -n "$reused" ]]; then
     ensure "pulumi-language-yaml-$PULUMI_YAML_VERSION-r$RECIPE" build_pulumi_yaml pulumi-language-yaml
+    ensure "pulumi-language-go-$PULUMI_GO_HOST_SDK_VERSION-r$RECIPE" build_pulumi_go_host pulumi-language-go
   else
     ensure "pulumi-language-yaml-$PULUMI_YAML_VERSION-r$RECIPE" build_pulumi_yaml
+    ensure "pulumi-language-go-$PULUMI_GO_HOST_SDK_VERSION-r$RECIPE" build_pulumi_go_host
     lay_out_pulumi "$STORE/pulumi-$PULUMI_VERSION-r$RECIPE/pulumi"
   fi
   # Upstream CRDs (Cluster API, CAAPH, Flux, Argo CD) for server-side dry runs in tests.

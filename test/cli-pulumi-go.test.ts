@@ -1,0 +1,170 @@
+/**
+ * helm-handoff as a Pulumi package, from a Go program through the real `pulumi` CLI: a project laid
+ * out the way `pulumi package add ./node_modules/helm-handoff` lays out a Go program (the package
+ * under `packages:` in Pulumi.yaml, the SDK Pulumi's Go generator makes from its schema under
+ * `sdks/`, a `replace` line in go.mod), after installing the `npm pack` tarball. Go's language host
+ * builds and runs the program; the engine runs the package's provider. The host is the last one the
+ * Go module proxy serves (from `github.com/pulumi/pulumi/sdk/v3` v3.62.0, `scripts/toolchain.sh`):
+ * newer hosts cannot be had here, and this one runs a program built with the CLI's Go SDK.
+ * ApplyOnce installs revision 1, ignores a values change and keeps the release on destroy, with the
+ * kubeconfig and the values secret in the state; Reconcile upgrades and uninstalls.
+ */
+import assert from "node:assert/strict";
+import { cp } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { pathToFileURL } from "node:url";
+import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
+import { liveRelease } from "./support/addon.js";
+import { chartPath } from "./support/charts.js";
+import { GO_BUILD_ENV, writeGoModule } from "./support/go-program.js";
+import { createProject, installedVersion, type Project, pulumiCli } from "./support/project.js";
+
+const NAMESPACE = "cli-go";
+
+/** The add-on from a Go program, with the release name, mode and strategy from config. */
+const GO_PROGRAM = `package main
+
+import (
+	helmhandoff "example.com/pulumi-helm-handoff/sdk/go/helmhandoff"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+)
+
+func main() {
+	pulumi.Run(func(ctx *pulumi.Context) error {
+		cfg := config.New(ctx, "")
+		strategy := helmhandoff.Strategy(cfg.Require("strategy"))
+		addon, err := helmhandoff.NewClusterAddon(ctx, "addon", &helmhandoff.ClusterAddonArgs{
+			Kubeconfig:      cfg.RequireSecret("kubeconfig"),
+			Chart:           &helmhandoff.ChartArgs{Path: pulumi.String("./charts/schema")},
+			ReleaseName:     pulumi.StringRef(cfg.Require("releaseName")),
+			Namespace:       pulumi.String("${NAMESPACE}"),
+			CreateNamespace: pulumi.BoolRef(true),
+			Strategy:        &strategy,
+			Values:          pulumi.Map{"replicas": pulumi.Int(1), "mode": pulumi.String(cfg.Require("mode"))},
+		})
+		if err != nil {
+			return err
+		}
+		ctx.Export("handoff", addon.Handoff)
+		ctx.Export("status", addon.Status)
+		return nil
+	})
+}
+`;
+
+interface Outputs {
+  readonly handoff: { readonly revision: number; readonly strategy: string };
+  readonly status: { readonly revision: number };
+}
+
+describe("helm-handoff as a Pulumi package, from a Go program through the CLI", {
+  timeout: 1_200_000,
+}, () => {
+  let cluster: LocalCluster;
+  const projects: Project[] = [];
+
+  before(async () => {
+    cluster = await startLocalCluster({ name: "cli-go" });
+    await cluster.ready;
+  });
+  after(async () => {
+    await Promise.allSettled(projects.map((p) => p.remove()));
+    await cluster?.stop();
+  });
+
+  /** A Go project using the installed package, configured for `releaseName` and `strategy`. */
+  async function goProject(name: string, releaseName: string, strategy: string) {
+    const p = await createProject({
+      name,
+      // The package's provider runs on Node.js with @pulumi/pulumi beside it (docs/languages.md).
+      dependencies: { "@pulumi/pulumi": installedVersion("@pulumi/pulumi") },
+      files: {
+        "Pulumi.yaml": `name: hh-${name}\nruntime: go\npackages:\n  helm-handoff: ./node_modules/helm-handoff\n`,
+        "main.go": GO_PROGRAM,
+      },
+    });
+    projects.push(p);
+    await cp(chartPath("schema"), join(p.dir, "charts", "schema"), { recursive: true });
+    const cli = await pulumiCli(p.dir, GO_BUILD_ENV);
+    try {
+      // The schema the installed package serves (what `pulumi package add` reads), and the CLI's Go SDK.
+      const schemaModule = join(
+        p.dir,
+        "node_modules",
+        "helm-handoff",
+        "dist",
+        "provider",
+        "plugin",
+        "schema.js",
+      );
+      const { packageSchema } = (await import(pathToFileURL(schemaModule).href)) as {
+        packageSchema(version: string): unknown;
+      };
+      const schema = JSON.stringify(packageSchema(installedVersion("helm-handoff")));
+      await writeGoModule(p.dir, schema, (await cli.run(["version"])).stdout.trim());
+      await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: cluster.kubeconfigPath });
+      await cli.run(["config", "set", "releaseName", releaseName]);
+      await cli.run(["config", "set", "strategy", strategy]);
+      await cli.run(["config", "set", "mode", "a"]);
+    } catch (err) {
+      await cli.dispose();
+      throw err;
+    }
+    return cli;
+  }
+
+  async function outputs(cli: Awaited<ReturnType<typeof goProject>>): Promise<Outputs> {
+    return JSON.parse((await cli.run(["stack", "output", "--json", "--show-secrets"])).stdout) as Outputs;
+  }
+
+  test("an ApplyOnce add-on from a Go program installs once, ignores a values change and keeps the release on destroy", async () => {
+    const cli = await goProject("go-apply-once", "go-once", "ApplyOnce");
+    try {
+      const up = await cli.run(["up", "--yes", "--skip-preview"]);
+      assert.match(up.all, /helm-handoff:index:ClusterAddon/);
+      assert.match(up.all, /helm-handoff:index:AddonRelease/);
+      const first = await liveRelease(cluster, "go-once", NAMESPACE);
+      assert.deepEqual(first, { revision: 1, status: "deployed", values: { replicas: 1, mode: "a" } });
+      const out = await outputs(cli);
+      assert.equal(out.handoff.revision, 1);
+      assert.equal(out.handoff.strategy, "ApplyOnce");
+      assert.equal(out.status.revision, 1);
+      const state = (await cli.run(["stack", "export"])).stdout;
+      const key = /client-key-data: (\S+)/.exec(cluster.kubeconfig)?.[1] ?? "no key";
+      assert.equal(state.includes(key), false, "the kubeconfig's client key is not in the state");
+      assert.equal(/"mode": ?"a"/.test(state), false, "the values are not in the state in plaintext");
+
+      await cli.run(["config", "set", "mode", "b"]);
+      const second = await cli.run(["up", "--yes", "--skip-preview"]);
+      assert.match(second.all, /Resources:\n +3 unchanged\n/);
+      assert.deepEqual(await liveRelease(cluster, "go-once", NAMESPACE), first);
+
+      await cli.run(["destroy", "--yes", "--skip-preview"]);
+      assert.deepEqual(await liveRelease(cluster, "go-once", NAMESPACE), first);
+    } finally {
+      await cli.dispose();
+    }
+  });
+
+  test("a Reconcile add-on from a Go program upgrades on a values change and is uninstalled on destroy", async () => {
+    const cli = await goProject("go-reconcile", "go-reconcile", "Reconcile");
+    try {
+      await cli.run(["up", "--yes", "--skip-preview"]);
+      assert.equal((await liveRelease(cluster, "go-reconcile", NAMESPACE))?.revision, 1);
+      await cli.run(["config", "set", "mode", "b"]);
+      await cli.run(["up", "--yes", "--skip-preview"]);
+      assert.deepEqual(await liveRelease(cluster, "go-reconcile", NAMESPACE), {
+        revision: 2,
+        status: "deployed",
+        values: { replicas: 1, mode: "b" },
+      });
+      assert.equal((await outputs(cli)).handoff.revision, 2);
+      await cli.run(["destroy", "--yes", "--skip-preview"]);
+      assert.equal(await liveRelease(cluster, "go-reconcile", NAMESPACE), undefined);
+    } finally {
+      await cli.dispose();
+    }
+  });
+});
