@@ -7,17 +7,17 @@
  * Go module proxy serves (from `github.com/pulumi/pulumi/sdk/v3` v3.62.0, `scripts/toolchain.sh`):
  * newer hosts cannot be had here, and this one runs a program built with the CLI's Go SDK.
  * ApplyOnce installs revision 1, ignores a values change and keeps the release on destroy, with the
- * kubeconfig and the values secret in the state; Reconcile upgrades and uninstalls.
+ * kubeconfig and the values secret in the state; Reconcile upgrades and uninstalls: the same checks
+ * as the YAML test's (support/package-program.ts).
  */
-import assert from "node:assert/strict";
 import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
-import { liveRelease } from "./support/addon.js";
 import { chartPath } from "./support/charts.js";
 import { GO_BUILD_ENV, writeGoModule } from "./support/go-program.js";
+import { checkApplyOnceHandsOff, checkReconcileUpgradesAndUninstalls } from "./support/package-program.js";
 import { createProject, installedVersion, type Project, pulumiCli } from "./support/project.js";
 
 const NAMESPACE = "cli-go";
@@ -53,11 +53,6 @@ func main() {
 	})
 }
 `;
-
-interface Outputs {
-  readonly handoff: { readonly revision: number; readonly strategy: string };
-  readonly status: { readonly revision: number };
-}
 
 describe("helm-handoff as a Pulumi package, from a Go program through the CLI", {
   timeout: 1_200_000,
@@ -115,34 +110,10 @@ describe("helm-handoff as a Pulumi package, from a Go program through the CLI", 
     return cli;
   }
 
-  async function outputs(cli: Awaited<ReturnType<typeof goProject>>): Promise<Outputs> {
-    return JSON.parse((await cli.run(["stack", "output", "--json", "--show-secrets"])).stdout) as Outputs;
-  }
-
   test("an ApplyOnce add-on from a Go program installs once, ignores a values change and keeps the release on destroy", async () => {
     const cli = await goProject("go-apply-once", "go-once", "ApplyOnce");
     try {
-      const up = await cli.run(["up", "--yes", "--skip-preview"]);
-      assert.match(up.all, /helm-handoff:index:ClusterAddon/);
-      assert.match(up.all, /helm-handoff:index:AddonRelease/);
-      const first = await liveRelease(cluster, "go-once", NAMESPACE);
-      assert.deepEqual(first, { revision: 1, status: "deployed", values: { replicas: 1, mode: "a" } });
-      const out = await outputs(cli);
-      assert.equal(out.handoff.revision, 1);
-      assert.equal(out.handoff.strategy, "ApplyOnce");
-      assert.equal(out.status.revision, 1);
-      const state = (await cli.run(["stack", "export"])).stdout;
-      const key = /client-key-data: (\S+)/.exec(cluster.kubeconfig)?.[1] ?? "no key";
-      assert.equal(state.includes(key), false, "the kubeconfig's client key is not in the state");
-      assert.equal(/"mode": ?"a"/.test(state), false, "the values are not in the state in plaintext");
-
-      await cli.run(["config", "set", "mode", "b"]);
-      const second = await cli.run(["up", "--yes", "--skip-preview"]);
-      assert.match(second.all, /Resources:\n +3 unchanged\n/);
-      assert.deepEqual(await liveRelease(cluster, "go-once", NAMESPACE), first);
-
-      await cli.run(["destroy", "--yes", "--skip-preview"]);
-      assert.deepEqual(await liveRelease(cluster, "go-once", NAMESPACE), first);
+      await checkApplyOnceHandsOff(cli, cluster, "go-once", NAMESPACE);
     } finally {
       await cli.dispose();
     }
@@ -151,18 +122,7 @@ describe("helm-handoff as a Pulumi package, from a Go program through the CLI", 
   test("a Reconcile add-on from a Go program upgrades on a values change and is uninstalled on destroy", async () => {
     const cli = await goProject("go-reconcile", "go-reconcile", "Reconcile");
     try {
-      await cli.run(["up", "--yes", "--skip-preview"]);
-      assert.equal((await liveRelease(cluster, "go-reconcile", NAMESPACE))?.revision, 1);
-      await cli.run(["config", "set", "mode", "b"]);
-      await cli.run(["up", "--yes", "--skip-preview"]);
-      assert.deepEqual(await liveRelease(cluster, "go-reconcile", NAMESPACE), {
-        revision: 2,
-        status: "deployed",
-        values: { replicas: 1, mode: "b" },
-      });
-      assert.equal((await outputs(cli)).handoff.revision, 2);
-      await cli.run(["destroy", "--yes", "--skip-preview"]);
-      assert.equal(await liveRelease(cluster, "go-reconcile", NAMESPACE), undefined);
+      await checkReconcileUpgradesAndUninstalls(cli, cluster, "go-reconcile", NAMESPACE);
     } finally {
       await cli.dispose();
     }

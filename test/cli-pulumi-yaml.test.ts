@@ -6,9 +6,10 @@
  * executable `pulumi-resource-helm-handoff`, not by Pulumi's Node.js plugin host): `ClusterAddon` is
  * constructed there and its release is the package's own custom resource. ApplyOnce installs
  * revision 1, ignores a values change and keeps the release on destroy; Reconcile upgrades and
- * uninstalls; a TypeScript program laid out like `pulumi new typescript` (dynamic provider) and a
- * YAML program with the same spec make the same release and the same handoff record; declared also under `plugins.providers` with its
- * version (docs/languages.md), its schema is cached; the plugin keeps Node's compile cache
+ * uninstalls (the checks of support/package-program.ts, shared with the Go test); a TypeScript
+ * program laid out like `pulumi new typescript` (dynamic provider) and a YAML program with the same
+ * spec make the same release and the same handoff record; declared also under `plugins.providers`
+ * with its version (docs/languages.md), its schema is cached; the plugin keeps Node's compile cache
  * although the engine ends it with SIGINT; `pulumi package get-schema` (what `pulumi package add`
  * runs for Python, Go and C#) reads the installed package's schema, and the Go program of
  * docs/languages.md compiles against the SDK Pulumi's Go generator makes from it.
@@ -24,6 +25,11 @@ import { packageVersion } from "../provider/plugin/provider.js";
 import { liveRelease } from "./support/addon.js";
 import { chartPath } from "./support/charts.js";
 import { compileGoProgram, docsGoProgram } from "./support/go-program.js";
+import {
+  checkApplyOnceHandsOff,
+  checkReconcileUpgradesAndUninstalls,
+  stackOutputs,
+} from "./support/package-program.js";
 import {
   createProject,
   installedVersion,
@@ -150,36 +156,11 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
     return cli;
   }
 
-  async function outputs(cli: Awaited<ReturnType<typeof configured>>): Promise<Outputs> {
-    return JSON.parse((await cli.run(["stack", "output", "--json", "--show-secrets"])).stdout) as Outputs;
-  }
-
   test("an ApplyOnce add-on installs once, ignores a values change and keeps the release on destroy", async () => {
     const p = await project("yaml-apply-once", { "Pulumi.yaml": yamlProgram("hh-yaml-apply-once") });
     const cli = await configured(p.dir, "yaml-once", "ApplyOnce");
     try {
-      const up = await cli.run(["up", "--yes", "--skip-preview"]);
-      assert.match(up.all, /helm-handoff:index:ClusterAddon/);
-      assert.match(up.all, /helm-handoff:index:AddonRelease/);
-      const first = await liveRelease(cluster, "yaml-once", NAMESPACE);
-      assert.deepEqual(first, { revision: 1, status: "deployed", values: { replicas: 1, mode: "a" } });
-      const out = await outputs(cli);
-      assert.equal(out.handoff.revision, 1);
-      assert.equal(out.handoff.strategy, "ApplyOnce");
-      assert.equal(out.status.revision, 1);
-      // The kubeconfig and the values are secrets in the state, as from a Node.js program.
-      const state = (await cli.run(["stack", "export"])).stdout;
-      const key = /client-key-data: (\S+)/.exec(cluster.kubeconfig)?.[1] ?? "no key";
-      assert.equal(state.includes(key), false, "the kubeconfig's client key is not in the state");
-      assert.equal(/"mode": ?"a"/.test(state), false, "the values are not in the state in plaintext");
-
-      await cli.run(["config", "set", "mode", "b"]);
-      const second = await cli.run(["up", "--yes", "--skip-preview"]);
-      assert.match(second.all, /Resources:\n +3 unchanged\n/);
-      assert.deepEqual(await liveRelease(cluster, "yaml-once", NAMESPACE), first);
-
-      await cli.run(["destroy", "--yes", "--skip-preview"]);
-      assert.deepEqual(await liveRelease(cluster, "yaml-once", NAMESPACE), first);
+      await checkApplyOnceHandsOff(cli, cluster, "yaml-once", NAMESPACE);
     } finally {
       await cli.dispose();
     }
@@ -266,20 +247,7 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
     const p = await project("yaml-reconcile", { "Pulumi.yaml": yamlProgram("hh-yaml-reconcile") });
     const cli = await configured(p.dir, "yaml-reconcile", "Reconcile");
     try {
-      await cli.run(["up", "--yes", "--skip-preview"]);
-      assert.equal((await liveRelease(cluster, "yaml-reconcile", NAMESPACE))?.revision, 1);
-
-      await cli.run(["config", "set", "mode", "b"]);
-      await cli.run(["up", "--yes", "--skip-preview"]);
-      assert.deepEqual(await liveRelease(cluster, "yaml-reconcile", NAMESPACE), {
-        revision: 2,
-        status: "deployed",
-        values: { replicas: 1, mode: "b" },
-      });
-      assert.equal((await outputs(cli)).handoff.revision, 2);
-
-      await cli.run(["destroy", "--yes", "--skip-preview"]);
-      assert.equal(await liveRelease(cluster, "yaml-reconcile", NAMESPACE), undefined);
+      await checkReconcileUpgradesAndUninstalls(cli, cluster, "yaml-reconcile", NAMESPACE);
     } finally {
       await cli.dispose();
     }
@@ -304,7 +272,7 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
       try {
         await cli.run(["up", "--yes", "--skip-preview"]);
         const release = await liveRelease(cluster, "same-spec", NAMESPACE);
-        const out = await outputs(cli);
+        const out = await stackOutputs<Outputs>(cli);
         // Each release has its own digest key: the digest is checked against it, then compared without.
         assert.equal(
           out.handoff.valuesDigest,

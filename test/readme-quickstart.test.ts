@@ -12,6 +12,7 @@ import { after, before, test } from "node:test";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import { liveRelease } from "./support/addon.js";
 import { repoRoot } from "./support/charts.js";
+import { codeBlockAfter } from "./support/markdown.js";
 import {
   createProject,
   installedVersion,
@@ -25,10 +26,7 @@ import { type HttpChartRepo, startHttpChartRepo } from "./support/repos.js";
 
 /** The quick start's code block, read from README.md. */
 export function quickStartBlock(readme: string): string {
-  const section = readme.slice(readme.indexOf("## Quick start (Pulumi)"));
-  const match = /```ts\n([\s\S]*?)```/.exec(section);
-  if (!match?.[1]) throw new Error("README.md has no ts block under ## Quick start (Pulumi)");
-  return match[1];
+  return codeBlockAfter(readme, "## Quick start (Pulumi)", "ts");
 }
 
 let cluster: LocalCluster;

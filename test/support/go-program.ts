@@ -15,6 +15,7 @@ import { delimiter, join } from "node:path";
 import { execa } from "execa";
 import { toolchainBinDir } from "../../local-cluster/index.js";
 import { repoRoot } from "./charts.js";
+import { codeBlockAfter } from "./markdown.js";
 
 /** The SDK's Go module path, as Pulumi derives it for a package named helm-handoff (no repository in the schema). */
 export const GO_SDK_MODULE = "example.com/pulumi-helm-handoff/sdk/go";
@@ -35,11 +36,11 @@ function goEnv(): Record<string, string> {
 
 /** The first `go` block under `## Go (tested)` in docs/languages.md. */
 export function docsGoProgram(): string {
-  const docs = readFileSync(join(repoRoot(), "docs", "languages.md"), "utf8");
-  const section = docs.slice(docs.indexOf("\n## Go (tested)\n"));
-  const match = /```go\n([\s\S]*?)```/.exec(section);
-  if (!match?.[1]) throw new Error("docs/languages.md has no go block under ## Go (tested)");
-  return match[1];
+  return codeBlockAfter(
+    readFileSync(join(repoRoot(), "docs", "languages.md"), "utf8"),
+    "## Go (tested)",
+    "go",
+  );
 }
 
 /**
