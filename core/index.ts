@@ -62,8 +62,6 @@ export {
   type InstallPhase,
   isRetryableFailure,
   type ProgressEvent,
-  type RemoveReleaseOptions,
-  removeRelease,
 } from "./install.js";
 export { isKeyedDigest, KEYED_DIGEST_PREFIX, keyedValuesDigest, newDigestKey } from "./keyed-digest.js";
 export {
@@ -87,6 +85,7 @@ export {
   type WaitForApiServerOptions,
   waitForApiServer,
 } from "./readiness.js";
+export { type RemoveOutcome, type RemoveReleaseOptions, removeRelease } from "./remove.js";
 export { Semaphore } from "./semaphore.js";
 export {
   type AddonSpec,

@@ -2,7 +2,12 @@
  * The release lifecycle shared by the front ends (Pulumi-free): install with retries, adopt,
  * reconcile, recover stuck releases, remove.
  *
- * Recovery of a release found in a bad state:
+ * Ownership (`lifecycle/ownership.ts`): every revision this lifecycle creates is marked with its
+ * owner, and it writes (upgrades, rolls back, uninstalls, relabels) only a release whose current
+ * revision that owner wrote, re-reading it right before each write. Any other release is adopted
+ * as it is (ApplyOnce) or refused with an `OwnershipError` (Reconcile).
+ *
+ * Recovery of a release of ours found in a bad state:
  * - `failed`, or `pending-install` / `pending-upgrade` / `pending-rollback` / `uninstalling`
  *   whose last deployment is older than one attempt timeout (a crashed or killed helm left it):
  *   - if an earlier revision was deployed (`deployed` or `superseded` in the history):
@@ -15,20 +20,29 @@
  * compared and upgraded is the strategy table's (`lifecycle/strategy.ts`) and the comparison is
  * `needsUpgrade` (`lifecycle/upgrade.ts`), the rule the Pulumi provider's diff uses too.
  *
- * A failed install attempt uninstalls its partial release before the next attempt or before giving
- * up, so a failed create leaves nothing installed.
+ * A failed install attempt uninstalls its partial release (ours only) before the next attempt or
+ * before giving up, so a failed create leaves nothing installed.
  *
  * @module
  */
 import { Duration } from "./duration.js";
 import { DeadlineExceededError, HelmError, HelmHandoffError, ReleaseBusyError } from "./errors.js";
 import { valuesDigest } from "./handoff.js";
-import type { HelmRunner, ReleaseInfo, ReleaseRevision } from "./helm/index.js";
-import { isOwnRevision, ownRevisionLabels } from "./lifecycle/ownership.js";
+import type { HelmRunner, ReleaseInfo } from "./helm/index.js";
+import {
+  describeOwnership,
+  mayWrite,
+  type Ownership,
+  OwnershipError,
+  ownerLabels,
+  ownershipOf,
+  type ReleaseOwner,
+} from "./lifecycle/ownership.js";
 import { classifyRelease } from "./lifecycle/state.js";
 import { type LifecycleStep, mayCall, STRATEGY_TABLE } from "./lifecycle/strategy.js";
 import { desiredRelease } from "./lifecycle/upgrade.js";
 import { waitForApiServer } from "./readiness.js";
+import { type Attempt, type AttemptResult, cleanupPartialInstall, recover, stillAsSeen } from "./recover.js";
 import { retry } from "./retry.js";
 import type { ResolvedSpec } from "./spec.js";
 
@@ -57,6 +71,11 @@ export interface ProgressEvent {
 
 /** Options of {@link ensureRelease}. */
 export interface EnsureReleaseOptions {
+  /**
+   * Who writes: the marks every revision this call creates carries, and the only owner whose
+   * releases it repairs or upgrades (see `lifecycle/ownership.ts`).
+   */
+  readonly owner: ReleaseOwner;
   /** Receives progress. @default - nothing is reported */
   readonly onProgress?: (event: ProgressEvent) => void;
   /** Cancels waits between attempts (pass the same signal to the runner to kill helm). @default - not cancellable */
@@ -109,7 +128,7 @@ export function isRetryableFailure(error: unknown): boolean {
 export async function ensureRelease(
   runner: HelmRunner,
   spec: ResolvedSpec,
-  options: EnsureReleaseOptions = {},
+  options: EnsureReleaseOptions,
 ): Promise<EnsureReleaseResult> {
   const report = (e: ProgressEvent): void => options.onProgress?.(e);
   const started = Date.now();
@@ -142,10 +161,11 @@ export async function ensureRelease(
   const remaining = Math.max(1, spec.retry.deadline.toMilliseconds() - (Date.now() - started));
   let attempts = 0;
   const installFirst = options.expectExisting !== true;
+  const step: LifecycleStep = installFirst ? "create" : "update";
   const outcome = await retry(
     async (n) => {
       attempts = n;
-      return attempt(runner, spec, n, installFirst, report);
+      return attempt({ runner, spec, owner: options.owner, n, step, where, report }, installFirst);
     },
     {
       deadline: Duration.millis(remaining),
@@ -189,25 +209,14 @@ export async function ensureRelease(
   };
 }
 
-interface AttemptResult {
-  readonly release: ReleaseInfo;
-  readonly action: EnsureAction;
-}
-
-async function attempt(
-  runner: HelmRunner,
-  spec: ResolvedSpec,
-  n: number,
-  installFirst: boolean,
-  report: (e: ProgressEvent) => void,
-): Promise<AttemptResult> {
-  const where = `${spec.namespace}/${spec.releaseName}`;
+async function attempt(a: Attempt, installFirst: boolean): Promise<AttemptResult> {
+  const { runner, spec, owner, n, step, where, report } = a;
   // A missing release is the common case of a create (a new add-on, or a retry after a failed
   // install was cleaned up): install without looking first, one helm process less. helm refuses a
   // name that has any history ("cannot reuse a name") before it creates anything; then look.
   if (installFirst) {
     try {
-      return await install(runner, spec, n, report);
+      return await install(a);
     } catch (error) {
       if (!(error instanceof HelmError && error.kind === "state")) throw error;
       report({ phase: "adopting", attempt: n, message: `release ${where} already exists: looking at it` });
@@ -215,12 +224,13 @@ async function attempt(
   }
   // Observe, then act (core/lifecycle/state.ts); a recovery changes the state, so look again
   // (bounded, so a flapping release cannot spin here).
-  const step: LifecycleStep = installFirst ? "create" : "update";
   const mayUpgrade = mayCall(spec.strategy, step, "upgrade");
   for (let look = 0; look < 3; look++) {
     const current = await runner.status(spec.releaseName, spec.namespace);
+    const owned = current !== undefined ? ownershipOf(current, owner) : undefined;
+    const ours = owned !== undefined && mayWrite(owned, "converge");
     const compare =
-      mayUpgrade && current?.status === "deployed"
+      mayUpgrade && ours && current?.status === "deployed"
         ? {
             desired: desiredRelease(spec),
             liveValuesDigest: valuesDigest(await runner.getValues(spec.releaseName, spec.namespace)),
@@ -231,24 +241,23 @@ async function attempt(
       staleAfter: spec.install.timeout,
       ...(compare !== undefined ? { compare } : {}),
     });
-    // A release in a bad state that someone else wrote: a strategy that repairs only its own
-    // revisions adopts it as it is (no rollback, no uninstall, no waiting for it).
-    if (
-      (state.kind === "failed" || state.kind === "pending" || state.kind === "unsupported") &&
-      STRATEGY_TABLE[spec.strategy].repairs === "own" &&
-      !isOwnRevision(state.release)
-    ) {
-      report({
-        phase: "adopting",
-        attempt: n,
-        message: `release ${where} is ${state.release.status} at revision ${state.release.revision}, written by someone else: adopting it as it is, no repair`,
-      });
-      return { release: state.release, action: "adopted" };
-    }
+    if (state.kind === "absent") return install(a);
+    if (state.kind === "uninstalled") throw keptHistoryError(spec, state.release);
+    if (owned === undefined || !ours) return notOurs(a, state.release, owned ?? { kind: "foreign" });
     switch (state.kind) {
-      case "absent":
-        return install(runner, spec, n, report);
       case "deployed":
+        // A release this resource's predecessor wrote (a replacement): mark it with this instance,
+        // so that the predecessor's delete leaves it (Reconcile; ApplyOnce never deletes).
+        if (owned.kind === "replaced" && mayUpgrade) {
+          await stillAsSeen(a, state.release);
+          await runner.relabel(
+            spec.releaseName,
+            spec.namespace,
+            state.release.revision,
+            ownerLabels(owner, state.release.revision),
+            state.release.status,
+          );
+        }
         report({
           phase: "adopting",
           attempt: n,
@@ -258,12 +267,13 @@ async function attempt(
         });
         return { release: state.release, action: look === 0 ? "adopted" : "unchanged" };
       case "out-of-sync": {
+        await stillAsSeen(a, state.release);
         report({
           phase: "upgrading",
           attempt: n,
           message: `upgrading ${where}: ${state.reasons.join(", ")} differ`,
         });
-        const labels = ownRevisionLabels(state.release.revision + 1);
+        const labels = ownerLabels(owner, state.release.revision + 1);
         return { release: await runner.upgrade(spec, { labels }), action: "upgraded" };
       }
       case "pending":
@@ -273,10 +283,10 @@ async function attempt(
             `release is ${state.release.status} since ${state.release.lastDeployed}; waiting for the other operation to finish or to go stale (after ${spec.install.timeout})`,
           );
         }
-        await recover(runner, spec, state.release, n, report);
+        await recover(a, state.release);
         continue;
       case "failed":
-        await recover(runner, spec, state.release, n, report);
+        await recover(a, state.release);
         continue;
       case "unsupported":
         throw new HelmHandoffError(
@@ -288,151 +298,48 @@ async function attempt(
   throw new ReleaseBusyError(where, "the release kept changing state during recovery");
 }
 
-async function install(
-  runner: HelmRunner,
-  spec: ResolvedSpec,
-  n: number,
-  report: (e: ProgressEvent) => void,
-): Promise<AttemptResult> {
-  const where = `${spec.namespace}/${spec.releaseName}`;
+/** A release this resource did not write: adopted as it is (ApplyOnce) or refused (Reconcile). */
+function notOurs(a: Attempt, release: ReleaseInfo, owned: Ownership): AttemptResult {
+  const { spec, where } = a;
+  if (STRATEGY_TABLE[spec.strategy].notOurs === "adopt") {
+    a.report({
+      phase: "adopting",
+      attempt: a.n,
+      message: `release ${where} is ${release.status} at revision ${release.revision} and ${describeOwnership(owned, release.revision)}: adopting it as it is, no helm write`,
+    });
+    return { release, action: "adopted" };
+  }
+  throw new OwnershipError(
+    where,
+    release.revision,
+    owned,
+    `Reconcile writes only to releases it wrote, so it neither upgrades nor removes this one. To leave it to its owner, use strategy "ApplyOnce" (which adopts it as it is) or another releaseName; to have this resource manage it, uninstall it first ("helm uninstall ${spec.releaseName} -n ${spec.namespace}").`,
+  );
+}
+
+/** The error for a release uninstalled with `--keep-history`, whose name helm will not reuse. */
+function keptHistoryError(spec: ResolvedSpec, release: ReleaseInfo): HelmHandoffError {
+  return new HelmHandoffError(
+    "RELEASE_STATE_UNSUPPORTED",
+    `release ${spec.namespace}/${spec.releaseName} was uninstalled with --keep-history (revision ${release.revision}), and helm will not install under that name while its history remains: remove the history with "helm uninstall ${spec.releaseName} -n ${spec.namespace}" (on an uninstalled release it deletes the kept history), or choose another releaseName`,
+  );
+}
+
+async function install(a: Attempt): Promise<AttemptResult> {
+  const { runner, spec, owner, n, where, report } = a;
   report({
     phase: "installing",
     attempt: n,
     message: `installing ${where} (attempt ${n}, timeout ${spec.install.timeout})`,
   });
   try {
-    const release = await runner.install(spec, { labels: ownRevisionLabels(1) });
+    const release = await runner.install(spec, { labels: ownerLabels(owner, 1) });
     return { release, action: "installed" };
   } catch (error) {
     // "cannot re-use a name": someone else installed it meanwhile; the next attempt looks again.
     if (!(error instanceof HelmError && error.kind === "state")) {
-      await cleanupPartialInstall(runner, spec, n, report, error);
+      await cleanupPartialInstall(a, error);
     }
     throw error;
   }
-}
-
-/** Uninstalls what a failed install left (a release that never reached `deployed`). Best effort. */
-async function cleanupPartialInstall(
-  runner: HelmRunner,
-  spec: ResolvedSpec,
-  n: number,
-  report: (e: ProgressEvent) => void,
-  cause: unknown,
-): Promise<void> {
-  const where = `${spec.namespace}/${spec.releaseName}`;
-  try {
-    const left = await runner.status(spec.releaseName, spec.namespace);
-    if (left === undefined || left.status === "deployed") return;
-    const history = await runner.history(spec.releaseName, spec.namespace);
-    if (history.some((r) => r.status === "deployed" || r.status === "superseded")) return;
-    report({
-      phase: "recovering",
-      attempt: n,
-      message: `install of ${where} failed; uninstalling the partial release (${left.status})`,
-      lastError: cause instanceof Error ? cause.message.split("\n")[0] : String(cause),
-    });
-    await runner.uninstall(spec.releaseName, spec.namespace, { wait: true, timeout: spec.install.timeout });
-  } catch (e) {
-    report({
-      phase: "recovering",
-      attempt: n,
-      message: `could not clean up the partial release ${where}: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`,
-    });
-  }
-}
-
-async function recover(
-  runner: HelmRunner,
-  spec: ResolvedSpec,
-  current: ReleaseInfo,
-  n: number,
-  report: (e: ProgressEvent) => void,
-): Promise<void> {
-  const where = `${spec.namespace}/${spec.releaseName}`;
-  const history = await runner.history(spec.releaseName, spec.namespace);
-  const good = lastGood(history, current.revision);
-  if (good !== undefined) {
-    report({
-      phase: "recovering",
-      attempt: n,
-      message: `release ${where} is ${current.status} (revision ${current.revision}); rolling back to revision ${good.revision}`,
-    });
-    await runner.rollback(spec.releaseName, spec.namespace, good.revision, {
-      wait: spec.install.wait,
-      timeout: spec.install.timeout,
-    });
-    return;
-  }
-  report({
-    phase: "recovering",
-    attempt: n,
-    message: `release ${where} is ${current.status} and was never deployed; uninstalling it before installing again`,
-  });
-  await runner.uninstall(spec.releaseName, spec.namespace, { wait: true, timeout: spec.install.timeout });
-}
-
-function lastGood(history: readonly ReleaseRevision[], current: number): ReleaseRevision | undefined {
-  return [...history]
-    .filter((r) => r.revision !== current && (r.status === "deployed" || r.status === "superseded"))
-    .sort((a, b) => b.revision - a.revision)[0];
-}
-
-/** Options of {@link removeRelease}. */
-export interface RemoveReleaseOptions {
-  /** Receives progress. @default - nothing is reported */
-  readonly onProgress?: (event: ProgressEvent) => void;
-  /** Wait until the resources are gone. @default - true */
-  readonly wait?: boolean;
-  /** Timeout of one uninstall. @default - 5 minutes */
-  readonly timeout?: Duration;
-  /** Overall deadline for transient failures. @default - 5 minutes */
-  readonly deadline?: Duration;
-  /** Cancels waits between attempts. @default - not cancellable */
-  readonly signal?: AbortSignal;
-}
-
-/**
- * Uninstalls a release (Reconcile delete). A release that does not exist counts as done.
- * Transient failures are retried until the deadline.
- * @returns whether the release existed
- */
-export async function removeRelease(
-  runner: HelmRunner,
-  releaseName: string,
-  namespace: string,
-  options: RemoveReleaseOptions = {},
-): Promise<boolean> {
-  const where = `${namespace}/${releaseName}`;
-  const timeout = options.timeout ?? Duration.minutes(5);
-  const existed = await retry(
-    async (n) => {
-      options.onProgress?.({ phase: "uninstalling", attempt: n, message: `uninstalling ${where}` });
-      return runner.uninstall(releaseName, namespace, { wait: options.wait ?? true, timeout });
-    },
-    {
-      deadline: options.deadline ?? Duration.minutes(5),
-      minBackoff: Duration.seconds(1),
-      maxBackoff: Duration.seconds(15),
-      isRetryable: isRetryableFailure,
-      what: `uninstall of release ${where}`,
-      ...(options.signal !== undefined ? { signal: options.signal } : {}),
-      onRetry: (info) => {
-        const msg =
-          info.error instanceof Error ? (info.error.message.split("\n")[0] ?? "") : String(info.error);
-        options.onProgress?.({
-          phase: "retrying",
-          attempt: info.attempt,
-          message: `uninstall failed (${msg}); retrying in ${info.delay}`,
-          lastError: msg,
-        });
-      },
-    },
-  );
-  options.onProgress?.({
-    phase: "done",
-    attempt: 0,
-    message: existed ? `uninstalled ${where}` : `release ${where} was not installed; nothing to do`,
-  });
-  return existed;
 }

@@ -1,5 +1,5 @@
 /**
- * One authenticated GET against the API server a kubeconfig names, the way helm reaches it. A
+ * Authenticated requests (a GET, or a JSON patch) to the API server a kubeconfig names, the way helm reaches it. A
  * context with plain access (a CA, `tls-server-name`, `insecure-skip-tls-verify`, a client
  * certificate, a token or basic auth, and no proxy: `PlainAccess` of {@link readKubeconfig}) is
  * reached with `node:https` directly. Anything else (`exec` credential plugins, auth providers,
@@ -42,8 +42,41 @@ export interface KubeClient {
    * @throws Error when the request fails (connection, TLS, timeout) or the credentials (an `exec` plugin) or the proxy cannot be set up
    */
   get(path: string, options: KubeGetOptions): Promise<KubeResponse>;
+  /**
+   * Sends a JSON patch (RFC 6902, `application/json-patch+json`) to `path`; a `test` operation
+   * that fails makes the API server refuse the whole patch (422).
+   * @throws Error as {@link KubeClient.get}
+   */
+  jsonPatch(
+    path: string,
+    operations: readonly JsonPatchOperation[],
+    options: KubeGetOptions,
+  ): Promise<KubeResponse>;
   /** Closes the connections this client opened. */
   close(): void;
+}
+
+/** One operation of a JSON patch. */
+export interface JsonPatchOperation {
+  /** `test` (the value must be there, else the patch is refused), `add` (or replace) or `remove`. */
+  readonly op: "test" | "add" | "remove";
+  /** JSON pointer, `/` in a key written `~1`. */
+  readonly path: string;
+  /** The value (not for `remove`). */
+  readonly value?: unknown;
+}
+
+/** What a request sends besides its path and options. */
+interface Body {
+  readonly method: "GET" | "PATCH";
+  readonly contentType?: string;
+  readonly data?: string;
+}
+
+const GET: Body = { method: "GET" };
+
+function patchBody(operations: readonly JsonPatchOperation[]): Body {
+  return { method: "PATCH", contentType: "application/json-patch+json", data: JSON.stringify(operations) };
 }
 
 const MAX_BODY = 64 * 1024;
@@ -113,11 +146,26 @@ class Client implements KubeClient {
     public readonly server: string,
   ) {}
 
-  public async get(path: string, options: KubeGetOptions): Promise<KubeResponse> {
+  public get(path: string, options: KubeGetOptions): Promise<KubeResponse> {
+    return this.request(path, GET, options);
+  }
+
+  public jsonPatch(
+    path: string,
+    operations: readonly JsonPatchOperation[],
+    options: KubeGetOptions,
+  ): Promise<KubeResponse> {
+    return this.request(path, patchBody(operations), options);
+  }
+
+  private async request(path: string, body: Body, options: KubeGetOptions): Promise<KubeResponse> {
     const url = new URL(`${this.server}${path}`);
     const request: https.RequestOptions = {
-      method: "GET",
-      headers: { accept: "application/json, text/plain" },
+      method: body.method,
+      headers: {
+        accept: "application/json, text/plain",
+        ...(body.contentType !== undefined ? { "content-type": body.contentType } : {}),
+      },
       timeout: options.timeout.toMilliseconds(),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
     };
@@ -128,7 +176,7 @@ class Client implements KubeClient {
       throw new Error(`the kubeconfig's credentials or proxy could not be set up: ${why || "no message"}`);
     }
     if (request.agent instanceof http.Agent) this.agent = request.agent;
-    return send(url, path, request, options);
+    return send(url, path, request, options, body.data);
   }
 
   public close(): void {
@@ -161,17 +209,30 @@ class PlainClient implements KubeClient {
   }
 
   public get(path: string, options: KubeGetOptions): Promise<KubeResponse> {
+    return this.request(path, GET, options);
+  }
+
+  public jsonPatch(
+    path: string,
+    operations: readonly JsonPatchOperation[],
+    options: KubeGetOptions,
+  ): Promise<KubeResponse> {
+    return this.request(path, patchBody(operations), options);
+  }
+
+  private request(path: string, body: Body, options: KubeGetOptions): Promise<KubeResponse> {
     const request: https.RequestOptions = {
-      method: "GET",
+      method: body.method,
       agent: this.agent,
       headers: {
         accept: "application/json, text/plain",
+        ...(body.contentType !== undefined ? { "content-type": body.contentType } : {}),
         ...(this.authorization !== undefined ? { authorization: this.authorization } : {}),
       },
       timeout: options.timeout.toMilliseconds(),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
     };
-    return send(new URL(`${this.server}${path}`), path, request, options);
+    return send(new URL(`${this.server}${path}`), path, request, options, body.data);
   }
 
   public close(): void {
@@ -184,12 +245,13 @@ function derToPem(der: Buffer): string {
   return `-----BEGIN CERTIFICATE-----\n${lines.join("\n")}\n-----END CERTIFICATE-----\n`;
 }
 
-/** Sends one GET and reads at most {@link MAX_BODY} bytes of the answer. */
+/** Sends one request (with `data` as its body) and reads at most {@link MAX_BODY} bytes of the answer. */
 function send(
   url: URL,
   path: string,
   request: https.RequestOptions,
   options: KubeGetOptions,
+  data?: string,
 ): Promise<KubeResponse> {
   const send = url.protocol === "http:" ? http.request : https.request;
   return new Promise<KubeResponse>((resolve, reject) => {
@@ -210,6 +272,6 @@ function send(
     });
     req.on("timeout", () => req.destroy(new Error(`no answer from ${path} within ${options.timeout}`)));
     req.on("error", reject);
-    req.end();
+    req.end(data);
   });
 }

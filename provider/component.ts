@@ -11,6 +11,7 @@ import { all, Output, output, secret } from "@pulumi/pulumi/output.js";
 import { ComponentResource } from "@pulumi/pulumi/resource.js";
 import { digestOf, type HandoffRecord } from "../core/handoff.js";
 import { type ClusterIdentity, clusterIdentityFromKubeconfig } from "../core/identity.js";
+import { ownerIdOf, ownerNameOf } from "../core/lifecycle/ownership.js";
 import { STRATEGY_TABLE } from "../core/lifecycle/strategy.js";
 import {
   type ChartSource,
@@ -150,6 +151,9 @@ export class ClusterAddon extends ComponentResource {
         values,
         chartPassword,
         desiredDigest,
+        // Who writes the release: the component's URN names the project, stack and resource.
+        ownerId: this.urn.apply(ownerIdOf),
+        ownerName: this.urn.apply(ownerNameOf),
       },
       {
         parent: this,

@@ -27,7 +27,7 @@ import { keyedValuesDigest } from "../core/keyed-digest.js";
 import { mayCallHelm } from "../core/lifecycle/strategy.js";
 import { validateSpec } from "../core/spec.js";
 import keepCompileCache from "./compile-cache.cjs";
-import { digestKeyOf, outputsOf, toSpec, withUid } from "./outputs.js";
+import { digestKeyOf, outputsOf, toSpec } from "./outputs.js";
 import { progressLine } from "./progress.js";
 import { hasKeyedDigests, type ReleaseInputs, type ReleaseOutputs } from "./state.js";
 
@@ -146,7 +146,7 @@ export async function update(_id: string, olds: Outputs, news: Inputs): Promise<
   if (!mayCallHelm(news.strategy, "update")) {
     progressLine(news.releaseName, "ApplyOnce: handed off; no helm call");
     const kept = { ...olds.status };
-    return { outs: withUid(outputsOf({ ...news }, kept, news.values, digestKeyOf(olds)), olds.clusterUid) };
+    return { outs: outputsOf({ ...news }, kept, news.values, digestKeyOf(olds), olds.ownerInstance) };
   }
   return (await helmSteps()).upgradeRelease(olds, news);
 }

@@ -14,20 +14,21 @@
  *
  * @module
  */
+
+import { randomBytes } from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
-import { kubeSystemUid } from "../core/cluster-uid.js";
 import { Duration } from "../core/duration.js";
 import { DeadlineExceededError } from "../core/errors.js";
 import { HelmRunner, type ReleaseInfo } from "../core/helm/index.js";
-import { ensureRelease, removeRelease } from "../core/install.js";
+import { ensureRelease } from "../core/install.js";
 import { keyedValuesDigest, newDigestKey } from "../core/keyed-digest.js";
 import { helmPolicy, type LifecycleStep } from "../core/lifecycle/strategy.js";
 import { waitForApiServer } from "../core/readiness.js";
+import { removeRelease } from "../core/remove.js";
 import { Semaphore } from "../core/semaphore.js";
 import { validateSpec } from "../core/spec.js";
-import { digestKeyOf, outputsOf, toSpec, withUid } from "./outputs.js";
+import { digestKeyOf, outputsOf, ownerOf, toSpec } from "./outputs.js";
 import { progressLine } from "./progress.js";
-import { recordRelease, uninstallVerdict } from "./same-cluster.js";
 import { type ReleaseInputs, type ReleaseOutputs, type ReleaseStatus, releaseId } from "./state.js";
 
 type Inputs = ReleaseInputs & Record<string, unknown>;
@@ -90,21 +91,14 @@ function runnerFor(inputs: ReleaseInputs, step: LifecycleStep): HelmRunner {
 export async function createRelease(inputs: Inputs): Promise<pulumi.dynamic.CreateResult> {
   const spec = validateSpec(toSpec(inputs));
   const runner = runnerFor(inputs, "create");
-  // The kube-system UID is read once the API server answers, while helm installs.
-  let uid: Promise<string | undefined> | undefined;
+  // A new instance: a replacement marks the release it takes over, so its predecessor's delete leaves it.
+  const instance = randomBytes(8).toString("hex");
   const result = await ensureRelease(runner, spec, {
-    onProgress: (p) => {
-      progressLine(inputs.releaseName, p.message);
-      if (p.phase !== "waiting-for-api-server") {
-        uid ??= kubeSystemUid(inputs.kubeconfig).catch(() => undefined);
-      }
-    },
+    owner: ownerOf(inputs, instance),
+    onProgress: (p) => progressLine(inputs.releaseName, p.message),
   });
   const status = statusOf(result.release, result.attempts, result.adopted);
-  const clusterUid = await (uid ?? kubeSystemUid(inputs.kubeconfig));
-  recordRelease(clusterUid, inputs.namespace, inputs.releaseName);
-  const outs = outputsOf(inputs, status, inputs.values, newDigestKey());
-  return { id: releaseId(inputs), outs: clusterUid !== undefined ? { ...outs, clusterUid } : outs };
+  return { id: releaseId(inputs), outs: outputsOf(inputs, status, inputs.values, newDigestKey(), instance) };
 }
 
 /** Reconcile's refresh: reads the live release (drift shows in the next diff). ApplyOnce's read never gets here (dynamic.ts). */
@@ -134,24 +128,25 @@ export async function upgradeRelease(olds: Outputs, news: Inputs): Promise<pulum
   const spec = validateSpec(toSpec(news));
   const runner = runnerFor(news, "update");
   const result = await ensureRelease(runner, spec, {
+    owner: ownerOf(news, olds.ownerInstance),
     expectExisting: true,
     onProgress: (p) => progressLine(news.releaseName, p.message),
   });
   const status = statusOf(result.release, olds.status.attempts, olds.status.adopted);
-  return { outs: withUid(outputsOf(news, status, news.values, digestKeyOf(olds)), olds.clusterUid) };
+  return { outs: outputsOf(news, status, news.values, digestKeyOf(olds), olds.ownerInstance) };
 }
 
 /** How long Reconcile's delete waits for an unreachable cluster before leaving the release be. */
 const DELETE_REACH_DEADLINE = Duration.seconds(30);
 
 /**
- * Reconcile's delete: `helm uninstall` (not found counts as done).
+ * Reconcile's delete: `helm uninstall` of a release whose current revision this resource wrote
+ * (not found counts as done). A release someone else wrote since (GitOps took it over, a person
+ * upgraded it), another stack's, or one this resource's replacement has taken over (same cluster
+ * under a new address) is left as it is, with a line saying whose it is (`removeRelease`).
  * A cluster that does not answer within 30 s is taken as gone (replaced or deleted): the release
  * is dropped from state with a warning line, so a destroy or a cluster replacement never hangs
  * on a cluster that no longer exists. Any other failure fails the delete (the release stays in state).
- * Before uninstalling, the cluster's kube-system UID is compared with the one recorded at create
- * (`same-cluster.ts`): a release its replacement took over on the same cluster, or a kubeconfig that
- * now reaches another cluster, is left as it is.
  */
 export async function uninstallRelease(props: Outputs): Promise<void> {
   try {
@@ -164,17 +159,8 @@ export async function uninstallRelease(props: Outputs): Promise<void> {
     );
     return;
   }
-  const verdict = uninstallVerdict(
-    props.clusterUid,
-    props.clusterUid !== undefined ? await kubeSystemUid(props.kubeconfig) : undefined,
-    props.namespace,
-    props.releaseName,
-  );
-  if (!verdict.uninstall) {
-    progressLine(props.releaseName, `Reconcile delete: ${verdict.reason}`);
-    return;
-  }
   await removeRelease(runnerFor(props, "delete"), props.releaseName, props.namespace, {
-    onProgress: (p) => progressLine(props.releaseName, p.message),
+    owner: ownerOf(props, props.ownerInstance),
+    onProgress: (p) => progressLine(props.releaseName, `Reconcile delete: ${p.message}`),
   });
 }

@@ -7,6 +7,7 @@
  */
 import { makeHandoffRecord } from "../core/handoff.js";
 import { keyedValuesDigest, newDigestKey } from "../core/keyed-digest.js";
+import type { ReleaseOwner } from "../core/lifecycle/ownership.js";
 import type { AddonSpec } from "../core/spec.js";
 import type { ReleaseInputs, ReleaseOutputs, ReleaseStatus } from "./state.js";
 
@@ -39,12 +40,14 @@ export function outputsOf(
   status: ReleaseStatus,
   liveValues: Record<string, unknown>,
   digestKey: string,
+  ownerInstance: string,
 ): ReleaseOutputs {
   const spec = toSpec(inputs);
   return {
     ...inputs,
     status,
     digestKey,
+    ownerInstance,
     liveValuesDigest: keyedValuesDigest(liveValues, digestKey),
     liveChartVersion: status.chartVersion,
     handoff: makeHandoffRecord({
@@ -64,7 +67,7 @@ export function outputsOf(
   };
 }
 
-/** `outs` with the kube-system UID recorded at create, kept across updates (same cluster: same resource id). */
-export function withUid(outs: ReleaseOutputs, clusterUid: string | undefined): ReleaseOutputs {
-  return clusterUid !== undefined ? { ...outs, clusterUid } : outs;
+/** Who writes for this resource: its stable owner id and name, and its instance. */
+export function ownerOf(inputs: ReleaseInputs, ownerInstance: string): ReleaseOwner {
+  return { id: inputs.ownerId, name: inputs.ownerName, instance: ownerInstance };
 }

@@ -58,6 +58,7 @@ export function releaseProps(args: AddonReleaseArgs): pulumi.Inputs {
     liveValuesDigest: undefined,
     liveChartVersion: undefined,
     digestKey: undefined,
+    ownerInstance: undefined,
   };
 }
 

@@ -46,6 +46,10 @@ export interface ReleaseInputs {
    * ignored, so a change the engine hides from ApplyOnce can still be reported as ignored in preview.
    */
   readonly desiredDigest: string;
+  /** Stable id of the resource, marked on every revision it writes (`core/lifecycle/ownership.ts`). */
+  readonly ownerId: string;
+  /** Readable name of the resource (project, stack, name), marked beside the id for messages. */
+  readonly ownerName: string;
 }
 
 /** What the release looked like after the last helm call (or refresh). */
@@ -85,11 +89,10 @@ export interface ReleaseOutputs extends ReleaseInputs {
   /** Chart version the live release runs, as last read. */
   readonly liveChartVersion: string;
   /**
-   * UID of the cluster's `kube-system` namespace, read at create: a Reconcile delete compares it
-   * with the cluster its kubeconfig reaches (`same-cluster.ts`). Absent for a resource created
-   * before it was recorded, or when it could not be read.
+   * This instance of the resource, made at create and kept by updates: marked on every revision it
+   * writes, so that a Reconcile delete leaves a release its replacement has taken over.
    */
-  readonly clusterUid?: string;
+  readonly ownerInstance: string;
 }
 
 /** Input keys that hold secrets (or an unkeyed digest of them); also passed as `additionalSecretOutputs`. */

@@ -96,6 +96,7 @@ describe("cluster calls with each kind of kubeconfig access (exec plugin, proxy,
         namespace: "default",
         install: { wait: false },
       }),
+      { owner: { id: "test", name: "test", instance: "1" } },
     );
     assert.equal(result.action, "installed");
     assert.equal(result.release.status, "deployed");

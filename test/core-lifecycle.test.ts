@@ -48,10 +48,10 @@ test("ApplyOnce never upgrades and never reads values, even at create", () => {
   assert.equal(create.has("getValues"), false);
 });
 
-test("Reconcile reads on refresh, converges on create and update, and only uninstalls on delete", () => {
+test("Reconcile reads on refresh, converges on create and update, and only re-reads and uninstalls on delete", () => {
   assert.deepEqual([...allowedHelmCalls("Reconcile", "read")], ["version", "status", "getValues"]);
   assert.ok(allowedHelmCalls("Reconcile", "update").has("upgrade"));
-  assert.deepEqual([...allowedHelmCalls("Reconcile", "delete")], ["version", "uninstall"]);
+  assert.deepEqual([...allowedHelmCalls("Reconcile", "delete")], ["version", "status", "uninstall"]);
   assert.deepEqual([...allowedHelmCalls("Reconcile", "diff")], []);
 });
 
@@ -100,7 +100,10 @@ function release(status: string, lastDeployed = "2026-01-01T00:00:00Z"): Release
 test("classifyRelease maps every helm status into one of the lifecycle's states", () => {
   const at = { now: Date.parse("2026-01-01T00:10:00Z"), staleAfter: Duration.minutes(5) };
   assert.deepEqual(classifyRelease(undefined, at), { kind: "absent" });
-  assert.deepEqual(classifyRelease(release("uninstalled"), at), { kind: "absent" });
+  assert.deepEqual(classifyRelease(release("uninstalled"), at), {
+    kind: "uninstalled",
+    release: release("uninstalled"),
+  });
   assert.equal(classifyRelease(release("deployed"), at).kind, "deployed");
   assert.equal(classifyRelease(release("failed"), at).kind, "failed");
   assert.deepEqual(classifyRelease(release("pending-upgrade"), at), {

@@ -28,6 +28,8 @@ function inputs(
     values,
     chartPassword: "",
     desiredDigest: `digest-of-${version}`,
+    ownerId: "o".repeat(40),
+    ownerName: "p.s.cni",
   };
 }
 
@@ -36,6 +38,7 @@ function deployed(requested: string, liveVersion: string): ReleaseOutputs & Reco
   const i = inputs(requested);
   return {
     ...i,
+    ownerInstance: "1111",
     status: {
       revision: 1,
       status: "deployed",

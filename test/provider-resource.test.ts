@@ -30,6 +30,8 @@ test("a release registers its inputs and the outputs its provider fills in", () 
     values: {},
     chartPassword: "",
     desiredDigest: "d",
+    ownerId: "o",
+    ownerName: "n",
   });
   assert.deepEqual(Object.keys(props).sort(), [
     "chartPassword",
@@ -42,6 +44,9 @@ test("a release registers its inputs and the outputs its provider fills in", () 
     "liveChartVersion",
     "liveValuesDigest",
     "namespace",
+    "ownerId",
+    "ownerInstance",
+    "ownerName",
     "releaseName",
     "spec",
     "status",

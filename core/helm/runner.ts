@@ -10,7 +10,8 @@
  * @module
  */
 import { Duration } from "../duration.js";
-import { HelmCallNotAllowedError, type HelmError } from "../errors.js";
+import { HelmCallNotAllowedError, type HelmError, HelmHandoffError, ReleaseBusyError } from "../errors.js";
+import type { JsonPatchOperation } from "../kube-client.js";
 import { Redactor } from "../redact.js";
 import type { ResolvedSpec } from "../spec.js";
 import { installArgs, templateArgs, upgradeArgs, VERSION_ARGS } from "./args.js";
@@ -200,15 +201,22 @@ export class HelmRunner {
     });
   }
 
-  /** The release's status, or `undefined` when there is no such release. */
-  public async status(releaseName: string, namespace: string): Promise<ReleaseInfo | undefined> {
+  /**
+   * The release's status, or `undefined` when there is no such release.
+   * @param options - `chart: false` skips `helm get metadata` (chart name and version then empty)
+   */
+  public async status(
+    releaseName: string,
+    namespace: string,
+    options: { readonly chart?: boolean } = {},
+  ): Promise<ReleaseInfo | undefined> {
     this.guard("status");
     return this.withCall(async (call) => {
       const args = ["status", releaseName, "--namespace", namespace, "-o", "json"];
       try {
         const { stdout } = await this.exec(call, args, this.query());
         const release = parseRelease(stdout, args, call.redactor);
-        if (release.chartName !== "") return release;
+        if (release.chartName !== "" || options.chart === false) return release;
         // helm v4's `status -o json` carries no chart metadata; `get metadata` has it.
         const metaArgs = ["get", "metadata", releaseName, "--namespace", namespace, "-o", "json"];
         const meta = await this.exec(call, metaArgs, this.query());
@@ -218,6 +226,65 @@ export class HelmRunner {
         throw e;
       }
     });
+  }
+
+  /**
+   * Sets release labels on one revision (helm keeps a release's labels on its storage Secret,
+   * `sh.helm.release.v1.NAME.vREVISION`): a JSON patch through the API server, refused when the
+   * revision's status is no longer `expectStatus` (another operation got there first). helm has no
+   * command for it. Nothing of the Secret's content is read or reported.
+   * @throws ReleaseBusyError when the revision changed or is gone (retried by the lifecycle)
+   */
+  public async relabel(
+    releaseName: string,
+    namespace: string,
+    revision: number,
+    labels: Readonly<Record<string, string>>,
+    expectStatus: string,
+  ): Promise<void> {
+    this.guard("relabel");
+    const kubeconfig = this.opts.kubeconfig;
+    const where = `${namespace}/${releaseName}`;
+    if (kubeconfig === undefined) {
+      throw new HelmHandoffError(
+        "HELM_PERMANENT",
+        `cannot mark release ${where}: the runner has no kubeconfig`,
+      );
+    }
+    const pointer = (key: string) => `/metadata/labels/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+    const operations: JsonPatchOperation[] = [
+      { op: "test", path: pointer("status"), value: expectStatus },
+      ...Object.entries(labels).map(([k, v]) => ({ op: "add" as const, path: pointer(k), value: v })),
+    ];
+    const secret = `sh.helm.release.v1.${releaseName}.v${revision}`;
+    const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(secret)}`;
+    const { kubeClient } = await import("../kube-client.js");
+    const client = await kubeClient(kubeconfig);
+    let status: number;
+    try {
+      status = (
+        await client.jsonPatch(path, operations, {
+          timeout: this.commandTimeout(),
+          ...(this.opts.signal !== undefined ? { signal: this.opts.signal } : {}),
+        })
+      ).status;
+    } catch (e) {
+      const why = this.redact(e instanceof Error ? e.message : String(e));
+      throw new ReleaseBusyError(where, `marking revision ${revision} failed (${why}); looking again`);
+    } finally {
+      client.close();
+    }
+    if (status >= 200 && status < 300) return;
+    if (status === 401 || status === 403) {
+      throw new HelmHandoffError(
+        "CREDENTIALS_REJECTED",
+        `the kubeconfig's user may not patch Secret ${secret} in namespace ${namespace} (HTTP ${status}): helm-handoff marks the release revisions it writes; grant it "patch" on secrets in that namespace, as helm itself needs to write releases there`,
+      );
+    }
+    throw new ReleaseBusyError(
+      where,
+      `revision ${revision} changed before helm-handoff could mark it (HTTP ${status}); looking again`,
+    );
   }
 
   /** The release's revisions, oldest first; empty when there is no such release. */

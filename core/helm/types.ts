@@ -19,7 +19,8 @@ export type HelmCallName =
   | "history"
   | "getValues"
   | "template"
-  | "list";
+  | "list"
+  | "relabel";
 
 /** Which helm calls a runner may make, and in what context (for the error message). */
 export interface HelmCallPolicy {

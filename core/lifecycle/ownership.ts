@@ -1,25 +1,154 @@
 /**
- * Which revisions of a release helm-handoff made. Every install and upgrade helm-handoff runs
- * labels the release `helm-handoff.dev/revision=N`, N being the revision that call creates. helm
- * keeps a release's labels across later upgrades (and a GitOps controller's upgrade carries ours
- * forward), so the mark is ours only where N equals the release's current revision: then the
- * current revision (deployed, failed or left pending by a killed helm) is helm-handoff's own.
- * Anything else was written by someone else (GitOps, a person), and a strategy that steps aside
- * (ApplyOnce, see `strategy.ts`) adopts it as it is instead of repairing it. Pure.
+ * Whose is a release: the one ownership rule every write of helm-handoff obeys. Every install,
+ * upgrade and rollback helm-handoff runs marks the revision it creates with release labels: the
+ * owner (a stable id of the Pulumi resource or program that wrote it, and a readable name), the
+ * instance (which incarnation of that resource: a replacement has a new one) and the revision
+ * number itself. helm copies labels forward (an upgrade merges the previous revision's, a rollback
+ * copies the target's), so a GitOps controller's or a person's later revision still carries our
+ * owner label, but with a stale revision number: the current revision is ours only when its
+ * revision label equals its own number. {@link ownershipOf} maps a release into a closed set:
+ * - `ours`: this owner and instance wrote the current revision;
+ * - `replaced`: this owner wrote it, as another instance (a replacement, or a create that was
+ *   killed before its state was saved): a create or update takes it over, a delete leaves it;
+ * - `overwritten`: our owner label, but someone else wrote the current revision on top of ours;
+ * - `other-owner`: another helm-handoff resource (another stack, or another add-on) wrote it;
+ * - `foreign`: no owner label: helm-handoff did not write it (a person, GitOps, another tool).
+ * A write (upgrade, rollback, uninstall, relabel) proceeds only on what {@link mayWrite} allows,
+ * after re-reading the release right before it (`install.ts`); anything else is adopted as it is
+ * (ApplyOnce) or refused with an {@link OwnershipError} (Reconcile). Pure.
  *
  * @module
  */
+import { createHash } from "node:crypto";
+import { HelmHandoffError } from "../errors.js";
 import type { ReleaseInfo } from "../helm/types.js";
 
-/** The release label carrying the revision helm-handoff's last install or upgrade created. */
+/** The release label carrying the stable id of the resource that wrote the revision. */
+export const OWNER_LABEL = "helm-handoff.dev/owner";
+/** The release label carrying a readable name of that resource (for messages only). */
+export const OWNER_NAME_LABEL = "helm-handoff.dev/owner-name";
+/** The release label carrying the instance of that resource (a replacement has another). */
+export const INSTANCE_LABEL = "helm-handoff.dev/instance";
+/** The release label carrying the revision helm-handoff's write created. */
 export const OWN_REVISION_LABEL = "helm-handoff.dev/revision";
 
-/** The labels an install or upgrade that creates `revision` sets. */
-export function ownRevisionLabels(revision: number): Readonly<Record<string, string>> {
-  return { [OWN_REVISION_LABEL]: String(revision) };
+/** Who writes: the resource (stable across runs) and its current instance. */
+export interface ReleaseOwner {
+  /** Stable id of the owning resource: {@link ownerIdOf} its URN (a label value, not a secret). */
+  readonly id: string;
+  /** Readable name of the owner for messages, e.g. `platform.prod.cni` (a label value). */
+  readonly name: string;
+  /** This instance of the resource: made at its create, kept by its updates (a label value). */
+  readonly instance: string;
 }
 
-/** Whether the release's current revision was made by helm-handoff. */
-export function isOwnRevision(release: Pick<ReleaseInfo, "revision" | "labels">): boolean {
-  return release.labels[OWN_REVISION_LABEL] === String(release.revision);
+/** Whose a release's current revision is (see the module comment). */
+export type Ownership =
+  | { readonly kind: "ours" }
+  | { readonly kind: "replaced"; readonly instance: string }
+  | { readonly kind: "overwritten"; readonly ownRevision: string }
+  | { readonly kind: "other-owner"; readonly ownerId: string; readonly ownerName: string }
+  | { readonly kind: "foreign" };
+
+/** What writes a lifecycle step may make on a release: creates and updates take over their own predecessors, a delete only its own instance's. */
+export type WriteIntent = "converge" | "delete";
+
+/** The stable owner id of the resource with URN `urn`: 40 hex characters of a SHA-256. */
+export function ownerIdOf(urn: string): string {
+  return createHash("sha256").update(`helm-handoff owner\0${urn}`).digest("hex").slice(0, 40);
+}
+
+/**
+ * A readable owner name from a Pulumi URN (`urn:pulumi:STACK::PROJECT::TYPE::NAME`):
+ * `PROJECT.STACK.NAME`, made a valid label value (at most 63 characters of `[A-Za-z0-9._-]`,
+ * alphanumeric at both ends).
+ */
+export function ownerNameOf(urn: string): string {
+  const parts = urn.split("::");
+  const stack = (parts[0] ?? "").split(":").pop() ?? "";
+  const name = [parts[1] ?? "", stack, parts[parts.length - 1] ?? ""].join(".");
+  return labelValue(name);
+}
+
+/** `text` as a valid label value (see {@link ownerNameOf}); `"unnamed"` when nothing is left. */
+export function labelValue(text: string): string {
+  const cleaned = text
+    .replace(/[^A-Za-z0-9._-]/g, "-")
+    .slice(0, 63)
+    .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "");
+  return cleaned === "" ? "unnamed" : cleaned;
+}
+
+/** The labels a write by `owner` that creates `revision` sets. */
+export function ownerLabels(owner: ReleaseOwner, revision: number): Readonly<Record<string, string>> {
+  return {
+    [OWNER_LABEL]: owner.id,
+    [OWNER_NAME_LABEL]: owner.name,
+    [INSTANCE_LABEL]: owner.instance,
+    [OWN_REVISION_LABEL]: String(revision),
+  };
+}
+
+/** Whose the current revision of `release` is, seen by `owner`. */
+export function ownershipOf(
+  release: Pick<ReleaseInfo, "revision" | "labels">,
+  owner: ReleaseOwner,
+): Ownership {
+  const labels = release.labels;
+  const id = labels[OWNER_LABEL];
+  if (id === undefined || id === "") return { kind: "foreign" };
+  if (id !== owner.id) return { kind: "other-owner", ownerId: id, ownerName: labels[OWNER_NAME_LABEL] ?? "" };
+  const ownRevision = labels[OWN_REVISION_LABEL] ?? "";
+  if (ownRevision !== String(release.revision)) return { kind: "overwritten", ownRevision };
+  const instance = labels[INSTANCE_LABEL] ?? "";
+  return instance === owner.instance ? { kind: "ours" } : { kind: "replaced", instance };
+}
+
+/** Whether a write with `intent` may touch a release of this ownership. */
+export function mayWrite(ownership: Ownership, intent: WriteIntent): boolean {
+  return ownership.kind === "ours" || (ownership.kind === "replaced" && intent === "converge");
+}
+
+/** Why `ownership` is not ours, in words (for messages). */
+export function describeOwnership(ownership: Ownership, revision: number): string {
+  switch (ownership.kind) {
+    case "ours":
+      return `revision ${revision} was written by this resource`;
+    case "replaced":
+      return `revision ${revision} was written by a newer instance of this resource (its replacement, instance ${ownership.instance})`;
+    case "overwritten":
+      return ownership.ownRevision === ""
+        ? `revision ${revision} carries this resource's owner label without a revision mark`
+        : `revision ${revision} was written by someone else on top of this resource's revision ${ownership.ownRevision} (a person's helm upgrade or rollback, or a GitOps controller that took the release over)`;
+    case "other-owner":
+      return `revision ${revision} was written by another helm-handoff resource (${ownership.ownerName || "unnamed"}, owner id ${ownership.ownerId})`;
+    case "foreign":
+      return `revision ${revision} was not written by helm-handoff (no ${OWNER_LABEL} label: a person, a GitOps controller or another tool installed it)`;
+  }
+}
+
+/**
+ * A write to a release that is not this resource's was refused (Reconcile): helm-handoff never
+ * upgrades, rolls back, uninstalls or relabels a release whose current revision someone else wrote.
+ */
+export class OwnershipError extends HelmHandoffError {
+  /** `namespace/name` of the release. */
+  public readonly release: string;
+  /** Whose the release is. */
+  public readonly ownership: Ownership;
+
+  /**
+   * @param release - `namespace/name` of the release
+   * @param revision - its current revision
+   * @param ownership - whose it is (not ours)
+   * @param fix - what the user can do
+   */
+  public constructor(release: string, revision: number, ownership: Ownership, fix: string) {
+    super(
+      "RELEASE_NOT_OURS",
+      `release ${release} is not this resource's: ${describeOwnership(ownership, revision)}. ${fix}`,
+    );
+    this.release = release;
+    this.ownership = ownership;
+  }
 }

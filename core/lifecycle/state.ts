@@ -1,14 +1,16 @@
 /**
  * Observe, then act: `classifyRelease` maps what helm reports about a release into a closed set
  * of states, and the lifecycle (`core/install.ts`) takes exactly one action per state:
- * - `absent` (no release, or `uninstalled`): install;
+ * - `absent` (no release): install;
+ * - `uninstalled` (uninstalled with `--keep-history`: helm refuses the name until that history is
+ *   removed): fail at once, saying how to remove it;
  * - `deployed`: adopt it (nothing to do);
  * - `out-of-sync` (deployed, but chart, version or values differ; only when compared): upgrade;
  * - `failed`, or `pending` and `stale` (older than one attempt timeout): recover it (rollback to
  *   the last good revision, or uninstall a never-deployed one), then look again;
  * - `pending` and not stale: another operation may still run: wait (`ReleaseBusyError`, retried);
  * - `unsupported` (any other status, e.g. `unknown`): fail, the user inspects it.
- * Pure.
+ * Every action that writes first checks whose the release is (`ownership.ts`). Pure.
  *
  * @module
  */
@@ -27,9 +29,10 @@ export interface ObservedRelease<K extends string> {
 /** A release as the lifecycle sees it (see the module comment for the action each state gets). */
 export type ReleaseState =
   | {
-      /** No such release (or `uninstalled`). */
+      /** No such release. */
       readonly kind: "absent";
     }
+  | ObservedRelease<"uninstalled">
   | ObservedRelease<"deployed">
   | (ObservedRelease<"out-of-sync"> & {
       /** What differs from the spec. */
@@ -65,7 +68,8 @@ export interface ReleaseComparison {
 
 /** The state of `release` (`undefined`: helm knows no such release). */
 export function classifyRelease(release: ReleaseInfo | undefined, options: ClassifyOptions): ReleaseState {
-  if (release === undefined || release.status === "uninstalled") return { kind: "absent" };
+  if (release === undefined) return { kind: "absent" };
+  if (release.status === "uninstalled") return { kind: "uninstalled", release };
   if (release.status === "deployed") {
     if (options.compare === undefined) return { kind: "deployed", release };
     const reasons = needsUpgrade(options.compare.desired, {

@@ -3,9 +3,10 @@
  * run, and what the Pulumi engine is told to freeze. This file answers "what may ApplyOnce do
  * after handoff?": nothing. Its first successful `create` is the handoff; after it, no step
  * allows any helm call (diff, read, update and delete are answered from the stored state), the
- * engine ignores changes to the spec inputs and never deletes the release. Even a create (a new
- * add-on, or a replace) repairs only a release whose current revision helm-handoff made itself;
- * a release someone else wrote (e.g. GitOps, whose last upgrade failed) is adopted as it is. The Pulumi provider
+ * engine ignores changes to the spec inputs and never deletes the release. Every write of either
+ * strategy (upgrade, rollback, uninstall, relabel) touches only a release whose current revision
+ * this resource wrote (`ownership.ts`); one it did not write is adopted as it is (ApplyOnce) or
+ * refused with an `OwnershipError` (Reconcile). The Pulumi provider
  * (`provider/dynamic.ts`, `provider/component.ts`) and the lifecycle (`core/install.ts`) read
  * this table, and every runner they create refuses a call the table does not list
  * (`HelmCallNotAllowedError`), so a rule cannot be broken by a forgotten `if`.
@@ -43,14 +44,18 @@ export interface StrategyRules {
   /** Whether a delete leaves the release on the cluster (`retainOnDelete`). */
   readonly retainOnDelete: boolean;
   /**
-   * Which releases found in a bad state (failed, pending, unknown) a create may repair (roll back,
-   * uninstall, wait for): `"own"`, only a revision helm-handoff made (see `ownership.ts`); anything
-   * else is adopted as it is, with no helm write. `"any"`: every release of that name.
+   * What a create or update does with a release whose current revision this resource did not
+   * write (see `ownership.ts`): `"adopt"` it as it is, with no helm write (whatever its state), or
+   * `"refuse"` with an `OwnershipError` that names its owner. Releases it did write are repaired
+   * (rolled back, uninstalled, waited for) and, where the step allows, upgraded.
    */
-  readonly repairs: "own" | "any";
+  readonly notOurs: "adopt" | "refuse";
 }
 
-/** Install (a create tries it first), adopt, recover a stuck release, clean up a partial install. */
+/**
+ * Install (a create tries it first), adopt, recover a stuck release of ours, clean up a partial
+ * install of ours, and re-mark a revision our rollback made (`relabel`: helm copies the target's labels).
+ */
 const FIRST_INSTALL: readonly HelmCallName[] = [
   "version",
   "install",
@@ -58,6 +63,7 @@ const FIRST_INSTALL: readonly HelmCallName[] = [
   "history",
   "rollback",
   "uninstall",
+  "relabel",
 ];
 /** The same, plus comparing values and upgrading (Reconcile). */
 const CONVERGE: readonly HelmCallName[] = [...FIRST_INSTALL, "getValues", "upgrade"];
@@ -68,7 +74,7 @@ export const STRATEGY_TABLE: { readonly [S in Strategy]: StrategyRules } = {
     helm: { check: [], diff: [], create: FIRST_INSTALL, read: [], update: [], delete: [] },
     frozenInputs: ["spec", "values", "chartPassword", "releaseName", "namespace"],
     retainOnDelete: true,
-    repairs: "own",
+    notOurs: "adopt",
   },
   Reconcile: {
     helm: {
@@ -77,11 +83,11 @@ export const STRATEGY_TABLE: { readonly [S in Strategy]: StrategyRules } = {
       create: CONVERGE,
       read: ["version", "status", "getValues"],
       update: CONVERGE,
-      delete: ["version", "uninstall"],
+      delete: ["version", "status", "uninstall"],
     },
     frozenInputs: [],
     retainOnDelete: false,
-    repairs: "any",
+    notOurs: "refuse",
   },
 };
 

@@ -1,0 +1,156 @@
+/**
+ * The repairs of the release lifecycle (`install.ts`), each a write that re-reads the release
+ * right before it ({@link stillAsSeen}) and touches only a release whose current revision the
+ * owner wrote (`lifecycle/ownership.ts`): the cleanup of a failed install, and the recovery of a
+ * failed or stale release (rollback to its last good revision, whose new revision is marked as
+ * ours again since helm copies the target's labels; or uninstall of a never-deployed one).
+ *
+ * @module
+ */
+import { ReleaseBusyError } from "./errors.js";
+import type { HelmRunner, ReleaseInfo, ReleaseRevision } from "./helm/index.js";
+import type { EnsureAction, ProgressEvent } from "./install.js";
+import {
+  describeOwnership,
+  mayWrite,
+  ownerLabels,
+  ownershipOf,
+  type ReleaseOwner,
+  type WriteIntent,
+} from "./lifecycle/ownership.js";
+import type { LifecycleStep } from "./lifecycle/strategy.js";
+import type { ResolvedSpec } from "./spec.js";
+
+/** What one attempt did. */
+export interface AttemptResult {
+  readonly release: ReleaseInfo;
+  readonly action: EnsureAction;
+}
+
+/** One attempt's context. */
+export interface Attempt {
+  readonly runner: HelmRunner;
+  readonly spec: ResolvedSpec;
+  readonly owner: ReleaseOwner;
+  readonly n: number;
+  readonly step: LifecycleStep;
+  readonly where: string;
+  readonly report: (e: ProgressEvent) => void;
+}
+
+/**
+ * Re-reads the release right before a write: the write goes ahead only if the release is still at
+ * the revision and status it was seen at and still ours (a GitOps controller's write in between
+ * makes the attempt look again instead).
+ */
+export async function stillAsSeen(
+  a: Attempt,
+  seen: ReleaseInfo,
+  intent: WriteIntent = "converge",
+): Promise<void> {
+  const now = await a.runner.status(a.spec.releaseName, a.spec.namespace, { chart: false });
+  if (
+    now !== undefined &&
+    now.revision === seen.revision &&
+    now.status === seen.status &&
+    mayWrite(ownershipOf(now, a.owner), intent)
+  ) {
+    return;
+  }
+  const was = `revision ${seen.revision} ${seen.status}`;
+  const is = now === undefined ? "gone" : `revision ${now.revision} ${now.status}`;
+  throw new ReleaseBusyError(
+    a.where,
+    `the release changed while helm-handoff looked at it (${was}, now ${is}); looking again`,
+  );
+}
+
+/**
+ * Uninstalls what a failed install of ours left (a release that never reached `deployed`). A
+ * release of that name that this resource did not write (helm fetches the chart before it checks
+ * the name, so a download failure gets here while someone else's release holds it) is left as it
+ * is. Best effort.
+ */
+export async function cleanupPartialInstall(a: Attempt, cause: unknown): Promise<void> {
+  const { runner, spec, owner, n, where, report } = a;
+  try {
+    const left = await runner.status(spec.releaseName, spec.namespace, { chart: false });
+    if (left === undefined || left.status === "deployed") return;
+    const owned = ownershipOf(left, owner);
+    if (!mayWrite(owned, "converge")) {
+      report({
+        phase: "recovering",
+        attempt: n,
+        message: `install of ${where} failed; the release of that name is ${left.status} and ${describeOwnership(owned, left.revision)}: leaving it as it is`,
+      });
+      return;
+    }
+    const history = await runner.history(spec.releaseName, spec.namespace);
+    if (history.some((r) => r.status === "deployed" || r.status === "superseded")) return;
+    report({
+      phase: "recovering",
+      attempt: n,
+      message: `install of ${where} failed; uninstalling the partial release (${left.status})`,
+      lastError: cause instanceof Error ? cause.message.split("\n")[0] : String(cause),
+    });
+    await stillAsSeen(a, left);
+    await runner.uninstall(spec.releaseName, spec.namespace, { wait: true, timeout: spec.install.timeout });
+  } catch (e) {
+    report({
+      phase: "recovering",
+      attempt: n,
+      message: `could not clean up the partial release ${where}: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`,
+    });
+  }
+}
+
+/** Repairs a failed or stale release of ours: rollback to its last good revision, or uninstall a never-deployed one. */
+export async function recover(a: Attempt, current: ReleaseInfo): Promise<void> {
+  const { runner, spec, owner, n, where, report } = a;
+  const history = await runner.history(spec.releaseName, spec.namespace);
+  const good = lastGood(history, current.revision);
+  await stillAsSeen(a, current);
+  if (good !== undefined) {
+    report({
+      phase: "recovering",
+      attempt: n,
+      message: `release ${where} is ${current.status} (revision ${current.revision}); rolling back to revision ${good.revision}`,
+    });
+    try {
+      await runner.rollback(spec.releaseName, spec.namespace, good.revision, {
+        wait: spec.install.wait,
+        timeout: spec.install.timeout,
+      });
+    } finally {
+      // helm copies the target revision's labels onto the rollback's revision: mark it as ours,
+      // whether or not the rollback succeeded (a failed rollback is ours to recover too).
+      const after = await runner.status(spec.releaseName, spec.namespace, { chart: false });
+      if (
+        after !== undefined &&
+        after.revision > current.revision &&
+        after.description === `Rollback to ${good.revision}`
+      ) {
+        await runner.relabel(
+          spec.releaseName,
+          spec.namespace,
+          after.revision,
+          ownerLabels(owner, after.revision),
+          after.status,
+        );
+      }
+    }
+    return;
+  }
+  report({
+    phase: "recovering",
+    attempt: n,
+    message: `release ${where} is ${current.status} and was never deployed; uninstalling it before installing again`,
+  });
+  await runner.uninstall(spec.releaseName, spec.namespace, { wait: true, timeout: spec.install.timeout });
+}
+
+function lastGood(history: readonly ReleaseRevision[], current: number): ReleaseRevision | undefined {
+  return [...history]
+    .filter((r) => r.revision !== current && (r.status === "deployed" || r.status === "superseded"))
+    .sort((a, b) => b.revision - a.revision)[0];
+}
