@@ -48,7 +48,7 @@ export async function stillAsSeen(
   seen: ReleaseInfo,
   intent: WriteIntent = "converge",
 ): Promise<void> {
-  const now = await a.runner.status(a.spec.releaseName, a.spec.namespace, { chart: false });
+  const now = await a.runner.status(a.spec.releaseName, a.spec.namespace);
   if (
     now !== undefined &&
     now.revision === seen.revision &&
@@ -74,7 +74,7 @@ export async function stillAsSeen(
 export async function cleanupPartialInstall(a: Attempt, cause: unknown): Promise<void> {
   const { runner, spec, owner, n, where, report } = a;
   try {
-    const left = await runner.status(spec.releaseName, spec.namespace, { chart: false });
+    const left = await runner.status(spec.releaseName, spec.namespace);
     if (left === undefined || left.status === "deployed") return;
     const owned = ownershipOf(left, owner);
     if (!mayWrite(owned, "converge")) {
@@ -124,7 +124,7 @@ export async function recover(a: Attempt, current: ReleaseInfo): Promise<void> {
     } finally {
       // helm copies the target revision's labels onto the rollback's revision: mark it as ours,
       // whether or not the rollback succeeded (a failed rollback is ours to recover too).
-      const after = await runner.status(spec.releaseName, spec.namespace, { chart: false });
+      const after = await runner.status(spec.releaseName, spec.namespace);
       if (
         after !== undefined &&
         after.revision > current.revision &&

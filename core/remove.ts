@@ -47,7 +47,7 @@ export async function removeRelease(
   let left = "";
   const outcome = await retry(
     async (n): Promise<RemoveOutcome> => {
-      const current = await runner.status(releaseName, namespace, { chart: false });
+      const current = await runner.status(releaseName, namespace);
       if (current === undefined || current.status === "uninstalled") return "absent";
       const owned = ownershipOf(current, options.owner);
       if (!mayWrite(owned, "delete")) {

@@ -202,21 +202,17 @@ export class HelmRunner {
   }
 
   /**
-   * The release's status, or `undefined` when there is no such release.
-   * @param options - `chart: false` skips `helm get metadata` (chart name and version then empty)
+   * The release's status, or `undefined` when there is no such release. helm v4's `status -o json`
+   * has neither the chart nor the release labels: `helm get metadata` adds both.
    */
-  public async status(
-    releaseName: string,
-    namespace: string,
-    options: { readonly chart?: boolean } = {},
-  ): Promise<ReleaseInfo | undefined> {
+  public async status(releaseName: string, namespace: string): Promise<ReleaseInfo | undefined> {
     this.guard("status");
     return this.withCall(async (call) => {
       const args = ["status", releaseName, "--namespace", namespace, "-o", "json"];
       try {
         const { stdout } = await this.exec(call, args, this.query());
         const release = parseRelease(stdout, args, call.redactor);
-        if (release.chartName !== "" || options.chart === false) return release;
+        if (release.chartName !== "") return release;
         // helm v4's `status -o json` carries no chart metadata; `get metadata` has it.
         const metaArgs = ["get", "metadata", releaseName, "--namespace", namespace, "-o", "json"];
         const meta = await this.exec(call, metaArgs, this.query());
