@@ -243,7 +243,26 @@ async function attempt(a: Attempt, installFirst: boolean): Promise<AttemptResult
     });
     if (state.kind === "absent") return install(a);
     if (state.kind === "uninstalled") throw keptHistoryError(spec, state.release);
-    if (owned === undefined || !ours) return notOurs(a, state.release, owned ?? { kind: "foreign" });
+    if (owned === undefined || !ours) {
+      // Reconcile with `adopt`: the user asked to take it over. Mark it as ours, then look again.
+      if (spec.adopt && mayCall(spec.strategy, step, "relabel")) {
+        await stillAsSeen(a, state.release, "any");
+        report({
+          phase: "adopting",
+          attempt: n,
+          message: `release ${where}: ${describeOwnership(owned ?? { kind: "foreign" }, state.release.revision)}; taking it over as asked (adopt): marking revision ${state.release.revision} as this resource's`,
+        });
+        await runner.relabel(
+          spec.releaseName,
+          spec.namespace,
+          state.release.revision,
+          ownerLabels(owner, state.release.revision),
+          state.release.status,
+        );
+        continue;
+      }
+      return notOurs(a, state.release, owned ?? { kind: "foreign" });
+    }
     switch (state.kind) {
       case "deployed":
         // A release this resource's predecessor wrote (a replacement): mark it with this instance,
@@ -313,7 +332,7 @@ function notOurs(a: Attempt, release: ReleaseInfo, owned: Ownership): AttemptRes
     where,
     release.revision,
     owned,
-    `Reconcile writes only to releases it wrote, so it neither upgrades nor removes this one. To leave it to its owner, use strategy "ApplyOnce" (which adopts it as it is) or another releaseName; to have this resource manage it, uninstall it first ("helm uninstall ${spec.releaseName} -n ${spec.namespace}").`,
+    `Reconcile writes only to releases it wrote, so it neither upgrades nor removes this one. To leave it to its owner, use strategy "ApplyOnce" (which adopts it as it is) or another releaseName; to have this resource take it over, set adopt: true.`,
   );
 }
 

@@ -40,20 +40,20 @@ export interface Attempt {
 
 /**
  * Re-reads the release right before a write: the write goes ahead only if the release is still at
- * the revision and status it was seen at and still ours (a GitOps controller's write in between
- * makes the attempt look again instead).
+ * the revision and status it was seen at and, unless `intent` is `"any"` (an adoption the user
+ * asked for), still ours (a GitOps controller's write in between makes the attempt look again instead).
  */
 export async function stillAsSeen(
   a: Attempt,
   seen: ReleaseInfo,
-  intent: WriteIntent = "converge",
+  intent: WriteIntent | "any" = "converge",
 ): Promise<void> {
   const now = await a.runner.status(a.spec.releaseName, a.spec.namespace);
   if (
     now !== undefined &&
     now.revision === seen.revision &&
     now.status === seen.status &&
-    mayWrite(ownershipOf(now, a.owner), intent)
+    (intent === "any" || mayWrite(ownershipOf(now, a.owner), intent))
   ) {
     return;
   }

@@ -78,6 +78,14 @@ export interface ClusterAddonArgs {
    * @default "ApplyOnce"
    */
   readonly strategy?: Strategy;
+  /**
+   * Reconcile only: take over a release of this name that this add-on did not write (installed by
+   * hand or by another tool, upgraded by someone else since, or another stack's), marking it as
+   * this add-on's, instead of failing with an `OwnershipError`. ApplyOnce always adopts such a
+   * release as it is and never writes to it (so `adopt` with ApplyOnce is an error).
+   * @default false
+   */
+  readonly adopt?: boolean;
 }
 
 /** A Helm add-on bootstrapped into a cluster, then handed off to the cluster's GitOps. */
@@ -127,6 +135,7 @@ export class ClusterAddon extends ComponentResource {
       (c): StoredSpec => ({
         chart: "path" in c ? { path: c.path } : withoutPassword(c),
         createNamespace: args.createNamespace ?? false,
+        adopt: args.adopt ?? false,
         install: args.install ?? {},
         retry: args.retry ?? {},
       }),

@@ -22,6 +22,7 @@ export function toSpec(inputs: ReleaseInputs): AddonSpec {
     releaseName: inputs.releaseName,
     namespace: inputs.namespace,
     createNamespace: inputs.spec.createNamespace,
+    ...(inputs.spec.adopt !== undefined ? { adopt: inputs.spec.adopt } : {}),
     values: inputs.values,
     install: inputs.spec.install,
     retry: inputs.spec.retry,

@@ -20,6 +20,8 @@ export type StoredChartSource =
 export interface StoredSpec {
   readonly chart: StoredChartSource;
   readonly createNamespace: boolean;
+  /** Reconcile: take over a release this resource did not write (absent in state of older versions). */
+  readonly adopt?: boolean;
   readonly install: InstallOptions;
   readonly retry: RetryPolicy;
 }

@@ -228,7 +228,7 @@ test("Reconcile refuses a release another stack wrote, naming it, with no helm w
     assert.equal(e.code, "RELEASE_NOT_OURS");
     assert.equal(
       e.message,
-      `release default/x is not this resource's: revision 2 was written by another helm-handoff resource (platform.staging.x, owner id ${"b".repeat(40)}). Reconcile writes only to releases it wrote, so it neither upgrades nor removes this one. To leave it to its owner, use strategy "ApplyOnce" (which adopts it as it is) or another releaseName; to have this resource manage it, uninstall it first ("helm uninstall x -n default").`,
+      `release default/x is not this resource's: revision 2 was written by another helm-handoff resource (platform.staging.x, owner id ${"b".repeat(40)}). Reconcile writes only to releases it wrote, so it neither upgrades nor removes this one. To leave it to its owner, use strategy "ApplyOnce" (which adopts it as it is) or another releaseName; to have this resource take it over, set adopt: true.`,
     );
     return true;
   });

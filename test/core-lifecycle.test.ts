@@ -7,6 +7,15 @@ import { Duration } from "../core/duration.js";
 import { ReleaseBusyError } from "../core/errors.js";
 import { HelmRunner, type ReleaseInfo } from "../core/helm/index.js";
 import { isRetryableFailure } from "../core/install.js";
+import {
+  labelValue,
+  mayWrite,
+  ownerIdOf,
+  ownerLabels,
+  ownerNameOf,
+  ownershipOf,
+  type ReleaseOwner,
+} from "../core/lifecycle/ownership.js";
 import { classifyRelease } from "../core/lifecycle/state.js";
 import {
   allowedHelmCalls,
@@ -141,4 +150,41 @@ test("a busy release is its own error, retried, and says what it waits for", () 
   assert.equal(e.code, "RELEASE_BUSY");
   assert.equal(e.message, "default/x: release is pending-install since T; waiting");
   assert.equal(isRetryableFailure(e), true);
+});
+
+test("ownershipOf sorts a release into ours, replaced, overwritten, another owner's or foreign", () => {
+  const owner: ReleaseOwner = { id: "a".repeat(40), name: "p.s.cni", instance: "i1" };
+  const at = (revision: number, labels: Record<string, string>) => ({ revision, labels });
+  assert.deepEqual(ownershipOf(at(2, ownerLabels(owner, 2)), owner), { kind: "ours" });
+  assert.deepEqual(ownershipOf(at(2, ownerLabels({ ...owner, instance: "i0" }, 2)), owner), {
+    kind: "replaced",
+    instance: "i0",
+  });
+  assert.deepEqual(ownershipOf(at(3, ownerLabels(owner, 2)), owner), {
+    kind: "overwritten",
+    ownRevision: "2",
+  });
+  assert.deepEqual(
+    ownershipOf(at(1, ownerLabels({ ...owner, id: "b".repeat(40), name: "p.t.cni" }, 1)), owner),
+    {
+      kind: "other-owner",
+      ownerId: "b".repeat(40),
+      ownerName: "p.t.cni",
+    },
+  );
+  assert.deepEqual(ownershipOf(at(1, { "helm-handoff.dev/revision": "1" }), owner), { kind: "foreign" });
+  assert.equal(mayWrite({ kind: "ours" }, "delete"), true);
+  assert.equal(mayWrite({ kind: "replaced", instance: "i0" }, "converge"), true);
+  assert.equal(mayWrite({ kind: "replaced", instance: "i0" }, "delete"), false);
+  assert.equal(mayWrite({ kind: "overwritten", ownRevision: "2" }, "converge"), false);
+});
+
+test("the owner id is a stable hash of the URN, and the owner name a valid label value", () => {
+  const urn = "urn:pulumi:prod::platform::helm-handoff:index:ClusterAddon::cni";
+  assert.match(ownerIdOf(urn), /^[0-9a-f]{40}$/);
+  assert.equal(ownerIdOf(urn), ownerIdOf(urn));
+  assert.notEqual(ownerIdOf(urn), ownerIdOf(urn.replace("prod", "staging")));
+  assert.equal(ownerNameOf(urn), "platform.prod.cni");
+  assert.equal(ownerNameOf(`urn:pulumi:s::p::t::${"x".repeat(80)}!`).length, 63);
+  assert.equal(labelValue("--"), "unnamed");
 });

@@ -123,7 +123,7 @@ describe("the ownership rule on real helm and a local cluster", { timeout: 600_0
     assert.equal(next.release.revision, 4);
   });
 
-  test("a Reconcile resource of another stack is refused the release, and its delete leaves it", async () => {
+  test("a Reconcile resource of another stack is refused the release and its delete leaves it, unless it asks to adopt it", async () => {
     await ensureRelease(runner(), spec("shared", { strategy: "Reconcile" }), { owner: A });
     await assert.rejects(
       ensureRelease(runner(), spec("shared", { strategy: "Reconcile", values: { replicas: 3, mode: "b" } }), {
@@ -139,7 +139,15 @@ describe("the ownership rule on real helm and a local cluster", { timeout: 600_0
     const still = await status("shared");
     assert.equal(still?.status, "deployed");
     assert.equal(still?.revision, 1, "no upgrade by the other stack");
-    assert.equal(await removeRelease(runner(), "shared", "default", { owner: A }), "uninstalled");
+    const adopted = await ensureRelease(
+      runner(),
+      spec("shared", { strategy: "Reconcile", adopt: true, values: { replicas: 3, mode: "b" } }),
+      { owner: B },
+    );
+    assert.equal(adopted.action, "upgraded");
+    assert.equal(adopted.release.revision, 2);
+    assert.equal(await removeRelease(runner(), "shared", "default", { owner: A }), "not-ours");
+    assert.equal(await removeRelease(runner(), "shared", "default", { owner: B }), "uninstalled");
     assert.equal(await status("shared"), undefined);
   });
 

@@ -102,6 +102,21 @@ test("an unknown strategy is rejected", () => {
   );
 });
 
+test("adopt is for Reconcile only, and a boolean", () => {
+  assert.equal(validateSpec(base).adopt, false);
+  assert.equal(validateSpec({ ...base, strategy: "Reconcile", adopt: true }).adopt, true);
+  rejects(
+    { ...base, adopt: true },
+    "adopt",
+    'adopt is invalid with strategy "ApplyOnce": it lets Reconcile take over a release it did not write, while ApplyOnce always adopts such a release as it is and never writes to it; remove adopt, or set strategy "Reconcile"',
+  );
+  rejects(
+    { ...base, strategy: "Reconcile", adopt: "yes" },
+    "adopt",
+    'adopt is invalid: must be true or false, got a string "yes"',
+  );
+});
+
 test("an empty release name is rejected", () => {
   rejects(
     { ...base, releaseName: "" },

@@ -84,6 +84,7 @@ test("the schema documents every ClusterAddon input and output, secrets marked",
   const addon = schema.resources["helm-handoff:index:ClusterAddon"];
   assert.ok(addon?.isComponent);
   assert.deepEqual(CLUSTER_ADDON_INPUTS.slice().sort(), [
+    "adopt",
     "chart",
     "clusterId",
     "createNamespace",

@@ -92,7 +92,7 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
     }
   });
 
-  test("refresh finds an out-of-band upgrade as drift and the next up reverts it", async () => {
+  test("an out-of-band upgrade is never overwritten silently: the up names it, and adopt takes the release back", async () => {
     const s = await stackOf("rec-drift", { values: { message: "ours" } });
     await s.up();
     await runHelm([
@@ -106,6 +106,12 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
       "--wait",
     ]);
     await s.refresh();
+    await assert.rejects(
+      s.up(),
+      /release default\/rec-drift is not this resource's: revision 2 was not written by helm-handoff \(no helm-handoff.dev\/owner label/,
+    );
+    assert.deepEqual((await liveRelease(cluster, "rec-drift"))?.values, { message: "theirs" });
+    s.current = [{ name: "rec-drift", args: args({ values: { message: "ours" }, adopt: true }) }];
     const up = await s.up();
     assert.equal(up.summary.resourceChanges?.update, 1);
     const live = await liveRelease(cluster, "rec-drift");
@@ -186,7 +192,7 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
     assert.equal(up.summary.resourceChanges?.replace, 1);
     assert.match(
       up.stdout,
-      /Reconcile delete: its replacement manages release default\/rec-same on the same cluster \(kube-system UID [0-9a-f-]{36}\); not uninstalling it/,
+      /Reconcile delete: leaving release default\/rec-same as it is: revision 1 was written by a newer instance of this resource \(its replacement, instance [0-9a-f]{16}\)/,
     );
     assert.deepEqual(
       (await spy.calls()).filter((c) => /^(upgrade|uninstall|rollback) /.test(c)),

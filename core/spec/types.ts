@@ -97,6 +97,14 @@ export interface AddonSpec {
   readonly install?: InstallOptions;
   /** Lifecycle strategy. @default - "ApplyOnce" */
   readonly strategy?: Strategy;
+  /**
+   * Reconcile only: take over a release of this name that this resource did not write (installed
+   * by hand or another tool, upgraded by someone else since, or another stack's), marking it as
+   * this resource's, instead of failing with an `OwnershipError`. ApplyOnce always adopts such a
+   * release as it is and never writes to it.
+   * @default false
+   */
+  readonly adopt?: boolean;
   /** Retry policy. @default - see {@link RetryPolicy} */
   readonly retry?: RetryPolicy;
 }
@@ -178,6 +186,8 @@ export interface ResolvedSpec {
   readonly install: ResolvedInstallOptions;
   /** Lifecycle strategy. */
   readonly strategy: Strategy;
+  /** See {@link AddonSpec.adopt}. */
+  readonly adopt: boolean;
   /** Retry policy. */
   readonly retry: ResolvedRetryPolicy;
 }

@@ -65,7 +65,19 @@ export function validateSpec(input: unknown): ResolvedSpec {
   const valueFiles = validateValueFiles(input.valueFiles);
   const install = validateInstall(input.install);
   const retry = validateRetry(input.retry, install.timeout);
-  return { chart, releaseName, namespace, createNamespace, values, valueFiles, install, strategy, retry };
+  const adopt = validateAdopt(input.adopt, strategy);
+  return {
+    chart,
+    releaseName,
+    namespace,
+    createNamespace,
+    values,
+    valueFiles,
+    install,
+    strategy,
+    adopt,
+    retry,
+  };
 }
 
 /**
@@ -79,11 +91,27 @@ export function validateKnownFields(input: Readonly<Record<string, unknown>>): v
   if ("namespace" in input) validateNamespace(input.namespace);
   if ("createNamespace" in input) optionalBoolean(input.createNamespace, "createNamespace", false);
   if ("strategy" in input) validateStrategy(input.strategy);
+  if ("adopt" in input) validateAdopt(input.adopt, validateStrategy(input.strategy));
   if ("chart" in input) validateChart(input.chart);
   if ("values" in input) validateValues(input.values);
   if ("valueFiles" in input) validateValueFiles(input.valueFiles);
   const install = validateInstall(input.install);
   if ("retry" in input) validateRetry(input.retry, install.timeout);
+}
+
+/**
+ * Validates `adopt`: a boolean, and `true` only with Reconcile (ApplyOnce adopts without it).
+ * @throws SpecError on `adopt`
+ */
+function validateAdopt(value: unknown, strategy: Strategy): boolean {
+  const adopt = optionalBoolean(value, "adopt", false);
+  if (adopt && strategy !== "Reconcile") {
+    throw new SpecError(
+      "adopt",
+      `adopt is invalid with strategy "${strategy}": it lets Reconcile take over a release it did not write, while ApplyOnce always adopts such a release as it is and never writes to it; remove adopt, or set strategy "Reconcile"`,
+    );
+  }
+  return adopt;
 }
 
 /**

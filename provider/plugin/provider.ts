@@ -139,6 +139,7 @@ const PLAIN_INPUTS = [
   "install",
   "retry",
   "strategy",
+  "adopt",
 ] as const;
 
 /**

@@ -36,6 +36,12 @@ const inputProperties = {
     description: "Helm release name (at most 53 characters, lowercase DNS-1123). Default: the resource name.",
   },
   namespace: { type: "string", description: 'Namespace of the release. Default: "default".' },
+  adopt: {
+    type: "boolean",
+    plain: true,
+    description:
+      "Reconcile only: take over a release of this name that this add-on did not write (installed by hand or by another tool, upgraded by someone else since, or another stack's), instead of failing with an OwnershipError. Default: false.",
+  },
   createNamespace: {
     type: "boolean",
     plain: true,
