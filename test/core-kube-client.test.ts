@@ -11,17 +11,32 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { parse, stringify } from "yaml";
-import { kubeSystemUid } from "../core/cluster-uid.js";
 import { Duration } from "../core/duration.js";
 import { DeadlineExceededError } from "../core/errors.js";
 import { HelmRunner } from "../core/helm/index.js";
 import { clusterIdentityFromKubeconfig } from "../core/identity.js";
 import { ensureRelease } from "../core/install.js";
+import { kubeClient } from "../core/kube-client.js";
 import { waitForApiServer } from "../core/readiness.js";
 import { validateSpec } from "../core/spec.js";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import { localChart } from "./support/charts.js";
 import { startConnectProxy } from "./support/connect-proxy.js";
+
+/** The UID of the cluster's kube-system namespace, read with `kubeconfig`'s credentials (`undefined` when unreadable). */
+async function kubeSystemUid(kubeconfig: string): Promise<string | undefined> {
+  const client = await kubeClient(kubeconfig);
+  try {
+    const res = await client.get("/api/v1/namespaces/kube-system", { timeout: Duration.seconds(10) });
+    const uid =
+      res.status === 200
+        ? (JSON.parse(res.body) as { metadata?: { uid?: string } }).metadata?.uid
+        : undefined;
+    return uid;
+  } finally {
+    client.close();
+  }
+}
 
 interface Kubeconfig {
   clusters: { cluster: Record<string, unknown> }[];
@@ -58,7 +73,7 @@ describe("cluster calls with each kind of kubeconfig access (exec plugin, proxy,
     return entry.cluster;
   }
 
-  test("a kubeconfig whose user is an exec plugin passes the readiness wait, reads the kube-system UID and installs a release", async () => {
+  test("a kubeconfig whose user is an exec plugin passes the readiness wait, reads the kube-system UID, installs a release and marks its revision", async () => {
     const kubeconfig = variant((doc) => {
       const entry = doc.users[0];
       assert.ok(entry);
@@ -100,6 +115,18 @@ describe("cluster calls with each kind of kubeconfig access (exec plugin, proxy,
     );
     assert.equal(result.action, "installed");
     assert.equal(result.release.status, "deployed");
+    // The relabel is a JSON patch through the same client (client-node, for an exec plugin).
+    const runner = new HelmRunner({ kubeconfig });
+    await runner.relabel("exec-auth", "default", 1, { "helm-handoff.dev/instance": "2" }, "deployed");
+    assert.equal((await runner.status("exec-auth", "default"))?.labels["helm-handoff.dev/instance"], "2");
+    await assert.rejects(
+      runner.relabel("exec-auth", "default", 1, { "helm-handoff.dev/instance": "3" }, "failed"),
+      {
+        name: "ReleaseBusyError",
+        message:
+          "default/exec-auth: revision 1 changed before helm-handoff could mark it (HTTP 422); looking again",
+      },
+    );
   });
 
   test("a kubeconfig with proxy-url reaches the API server through the proxy", async () => {
