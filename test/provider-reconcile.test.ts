@@ -119,6 +119,22 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
     assert.deepEqual(live?.values, { message: "ours" });
   });
 
+  test("a second stack's add-on of the same release name fails naming the first stack, and changes nothing", async () => {
+    const first = await stackOf("rec-shared", { values: { message: "first" } });
+    await first.up();
+    const second = await stackOf("rec-shared", { values: { message: "second" } });
+    await assert.rejects(
+      second.up(),
+      /release default\/rec-shared is not this resource's: revision 1 was written by another helm-handoff resource \(helm-handoff-test\.t[a-z0-9]+\.rec-shared, owner id [0-9a-f]{40}\)/,
+    );
+    await second.destroy();
+    const live = await liveRelease(cluster, "rec-shared");
+    assert.equal(live?.revision, 1);
+    assert.deepEqual(live?.values, { message: "first" });
+    await first.destroy();
+    assert.equal(await liveRelease(cluster, "rec-shared"), undefined);
+  });
+
   test("a release uninstalled out of band is dropped by refresh and installed again by the next up", async () => {
     const s = await stackOf("rec-lost", {});
     await s.up();
