@@ -28,6 +28,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { homedir, hostname } from "node:os";
 import { join } from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation/index.js";
+import { RELEASE_TYPES } from "./state.js";
 
 /** One lock file of the stack, as the `file://` backend writes it. */
 export interface StackLock {
@@ -60,9 +61,6 @@ export interface RecoverInterruptedUpdateOptions {
   /** Receives one line per action taken or per thing left alone. @default - nothing is reported */
   readonly onMessage?: (line: string) => void;
 }
-
-/** The type suffix of the dynamic resource behind every `ClusterAddon` (see resource.ts). */
-const RELEASE_TYPE_SUFFIX = ":ClusterAddonRelease";
 
 interface PendingOperation {
   readonly resource: { readonly urn: string; readonly type: string };
@@ -106,7 +104,7 @@ export async function recoverInterruptedUpdate(
   const pending =
     ((state.deployment ?? {}) as { pending_operations?: PendingOperation[] }).pending_operations ?? [];
   const ours = (op: PendingOperation): boolean =>
-    op.type === "creating" && op.resource.type.endsWith(RELEASE_TYPE_SUFFIX);
+    op.type === "creating" && RELEASE_TYPES.includes(op.resource.type);
   if (pending.length > 0 && pending.every(ours)) {
     // `pulumi stack import` drops every pending operation of the state it imports (the engine's
     // own behaviour), so this is only done when all of them are helm-handoff creates.

@@ -15,7 +15,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { CustomResource } from "@pulumi/pulumi/resource.js";
-import type { ReleaseInputs, ReleaseOutputs } from "./state.js";
+import { DYNAMIC_RELEASE_TYPE, type ReleaseInputs, type ReleaseOutputs } from "./state.js";
 
 /** The provider module stored in `__provider`: `handler()` returns the provider object. */
 const PROVIDER_SOURCE = `"use strict";
@@ -96,12 +96,7 @@ export class AddonRelease extends CustomResource implements ReleaseResource {
     const restore = quietPromiseStacks();
     try {
       // The type token `pulumi.dynamic.Resource` would make: the engine routes it to `pulumi-nodejs`.
-      super(
-        "pulumi-nodejs:dynamic/helm-handoff:ClusterAddonRelease",
-        name,
-        { ...releaseProps(args), __provider: PROVIDER_SOURCE },
-        opts,
-      );
+      super(DYNAMIC_RELEASE_TYPE, name, { ...releaseProps(args), __provider: PROVIDER_SOURCE }, opts);
     } finally {
       restore();
     }

@@ -108,7 +108,7 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
     await s.refresh();
     await assert.rejects(
       s.up(),
-      /release default\/rec-drift is not this resource's: revision 2 was not written by helm-handoff \(no helm-handoff.dev\/owner label/,
+      /release default\/rec-drift is not this resource's: revision 2 was written by someone else on top of this resource's revision 1 \(a person's helm upgrade or rollback, or a GitOps controller that took the release over\)\. Reconcile writes only to releases it wrote/,
     );
     assert.deepEqual((await liveRelease(cluster, "rec-drift"))?.values, { message: "theirs" });
     s.current = [{ name: "rec-drift", args: args({ values: { message: "ours" }, adopt: true }) }];

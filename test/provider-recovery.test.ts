@@ -11,6 +11,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { recoverInterruptedUpdate } from "../provider/index.js";
+import { DYNAMIC_RELEASE_TYPE, PACKAGE_RELEASE_TYPE } from "../provider/state.js";
 import { type TestStack, testStack } from "./support/pulumi.js";
 
 const PROJECT = "helm-handoff-test";
@@ -153,24 +154,26 @@ describe("recoverInterruptedUpdate", { timeout: 300_000 }, () => {
     return (deployment.pending_operations ?? []).map((p) => p.resource.urn);
   }
 
-  const RELEASE_TYPE = "pulumi-nodejs:dynamic/helm-handoff:ClusterAddonRelease";
-  const releaseUrn = (s: TestStack, name: string) =>
-    `urn:pulumi:${s.stack.name}::${PROJECT}::helm-handoff:index:ClusterAddon$${RELEASE_TYPE}::${name}`;
+  const RELEASE_TYPE = DYNAMIC_RELEASE_TYPE;
+  const releaseUrn = (s: TestStack, name: string, type = RELEASE_TYPE) =>
+    `urn:pulumi:${s.stack.name}::${PROJECT}::helm-handoff:index:ClusterAddon$${type}::${name}`;
 
-  test("interrupted creates that are all helm-handoff releases are dropped, and the next up has no pending operation", async () => {
+  test("interrupted creates that are all helm-handoff releases, of a Node.js program or a package one, are dropped, and the next up has no pending operation", async () => {
     const s = await freshStack();
+    // "gitops" as a YAML, Go or Python program registers it: the package provider's release type.
     await addPendingCreates(s, [
       { urn: releaseUrn(s, "cni"), type: RELEASE_TYPE },
-      { urn: releaseUrn(s, "gitops"), type: RELEASE_TYPE },
+      { urn: releaseUrn(s, "gitops", PACKAGE_RELEASE_TYPE), type: PACKAGE_RELEASE_TYPE },
     ]);
     assert.equal((await pendingUrns(s)).length, 2);
     const lines: string[] = [];
     const result = await recoverInterruptedUpdate(s.stack, { onMessage: (l) => lines.push(l) });
-    assert.deepEqual(result.droppedPendingCreates, [releaseUrn(s, "cni"), releaseUrn(s, "gitops")]);
+    const gitops = releaseUrn(s, "gitops", PACKAGE_RELEASE_TYPE);
+    assert.deepEqual(result.droppedPendingCreates, [releaseUrn(s, "cni"), gitops]);
     assert.deepEqual(result.otherPendingOperations, []);
     assert.deepEqual(lines, [
       `dropped the interrupted create of ${releaseUrn(s, "cni")}: the next up installs or adopts that release`,
-      `dropped the interrupted create of ${releaseUrn(s, "gitops")}: the next up installs or adopts that release`,
+      `dropped the interrupted create of ${gitops}: the next up installs or adopts that release`,
     ]);
     assert.deepEqual(await pendingUrns(s), []);
     await s.up();

@@ -18,13 +18,13 @@ import { readFileSync } from "node:fs";
 import type * as pulumi from "@pulumi/pulumi";
 import type * as provider from "@pulumi/pulumi/provider/index.js";
 import { SpecError } from "../../core/errors.js";
+import { PACKAGE_RELEASE_TYPE } from "../state.js";
 import { packageSchema } from "./schema.js";
 import { unwrapSecrets, wrapSecrets } from "./secrets.js";
 
 /** Type token of the component. */
 export const COMPONENT_TYPE = "helm-handoff:index:ClusterAddon";
 /** Type token of the release resource (same as `release.ts`'s, which loads the Pulumi runtime). */
-const RELEASE_TYPE = "helm-handoff:index:AddonRelease";
 
 type Props = Record<string, unknown>;
 type Crud = typeof import("../dynamic.js");
@@ -52,7 +52,7 @@ function typeOf(urn: string): string {
 
 function assertRelease(urn: string): void {
   const type = typeOf(urn);
-  if (type !== RELEASE_TYPE) throw new Error(`helm-handoff: unknown resource type ${type}`);
+  if (type !== PACKAGE_RELEASE_TYPE) throw new Error(`helm-handoff: unknown resource type ${type}`);
 }
 
 /** Inputs with the engine's wire secrets unwrapped, as the CRUD code takes them. */

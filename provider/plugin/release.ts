@@ -15,10 +15,7 @@ import {
   type ReleaseResource,
   releaseProps,
 } from "../resource.js";
-import type { ReleaseOutputs } from "../state.js";
-
-/** Type token of the release resource in the package. */
-export const RELEASE_TYPE = "helm-handoff:index:AddonRelease";
+import { PACKAGE_RELEASE_TYPE, type ReleaseOutputs } from "../state.js";
 
 /** One Helm release on one cluster, served by the `helm-handoff` package's provider. */
 export class PackagedRelease extends CustomResource implements ReleaseResource {
@@ -35,7 +32,7 @@ export class PackagedRelease extends CustomResource implements ReleaseResource {
   public constructor(name: string, args: AddonReleaseArgs, opts?: pulumi.CustomResourceOptions) {
     const restore = quietPromiseStacks();
     try {
-      super(RELEASE_TYPE, name, releaseProps(args), opts);
+      super(PACKAGE_RELEASE_TYPE, name, releaseProps(args), opts);
     } finally {
       restore();
     }
