@@ -42,7 +42,14 @@ import { classifyRelease } from "./lifecycle/state.js";
 import { type LifecycleStep, mayCall, STRATEGY_TABLE } from "./lifecycle/strategy.js";
 import { desiredRelease } from "./lifecycle/upgrade.js";
 import { waitForApiServer } from "./readiness.js";
-import { type Attempt, type AttemptResult, cleanupPartialInstall, recover, stillAsSeen } from "./recover.js";
+import {
+  type Attempt,
+  type AttemptResult,
+  cleanupPartialInstall,
+  markOurs,
+  recover,
+  stillAsSeen,
+} from "./recover.js";
 import { retry } from "./retry.js";
 import type { ResolvedSpec } from "./spec.js";
 
@@ -243,40 +250,25 @@ async function attempt(a: Attempt, installFirst: boolean): Promise<AttemptResult
     });
     if (state.kind === "absent") return install(a);
     if (state.kind === "uninstalled") throw keptHistoryError(spec, state.release);
-    if (owned === undefined || !ours) {
+    const whose = owned ?? { kind: "foreign" }; // a release exists here, so `owned` is set
+    if (!ours) {
       // Reconcile with `adopt`: the user asked to take it over. Mark it as ours, then look again.
       if (spec.adopt && mayCall(spec.strategy, step, "relabel")) {
-        await stillAsSeen(a, state.release, "any");
         report({
           phase: "adopting",
           attempt: n,
-          message: `release ${where}: ${describeOwnership(owned ?? { kind: "foreign" }, state.release.revision)}; taking it over as asked (adopt): marking revision ${state.release.revision} as this resource's`,
+          message: `release ${where}: ${describeOwnership(whose, state.release.revision)}; taking it over as asked (adopt): marking revision ${state.release.revision} as this resource's`,
         });
-        await runner.relabel(
-          spec.releaseName,
-          spec.namespace,
-          state.release.revision,
-          ownerLabels(owner, state.release.revision),
-          state.release.status,
-        );
+        await markOurs(a, state.release, "any");
         continue;
       }
-      return notOurs(a, state.release, owned ?? { kind: "foreign" });
+      return notOurs(a, state.release, whose);
     }
     switch (state.kind) {
       case "deployed":
         // A release this resource's predecessor wrote (a replacement): mark it with this instance,
         // so that the predecessor's delete leaves it (Reconcile; ApplyOnce never deletes).
-        if (owned.kind === "replaced" && mayUpgrade) {
-          await stillAsSeen(a, state.release);
-          await runner.relabel(
-            spec.releaseName,
-            spec.namespace,
-            state.release.revision,
-            ownerLabels(owner, state.release.revision),
-            state.release.status,
-          );
-        }
+        if (whose.kind === "replaced" && mayUpgrade) await markOurs(a, state.release);
         report({
           phase: "adopting",
           attempt: n,

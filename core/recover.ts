@@ -66,6 +66,30 @@ export async function stillAsSeen(
 }
 
 /**
+ * Marks the current revision `seen` as this owner's (after re-reading it, see {@link stillAsSeen}):
+ * a replacement taking over its predecessor's release, or an adoption the user asked for.
+ */
+export async function markOurs(
+  a: Attempt,
+  seen: ReleaseInfo,
+  intent: WriteIntent | "any" = "converge",
+): Promise<void> {
+  await stillAsSeen(a, seen, intent);
+  await mark(a, seen);
+}
+
+/** Labels `release`'s current revision as written by this owner (no re-read). */
+async function mark(a: Attempt, release: ReleaseInfo): Promise<void> {
+  await a.runner.relabel(
+    a.spec.releaseName,
+    a.spec.namespace,
+    release.revision,
+    ownerLabels(a.owner, release.revision),
+    release.status,
+  );
+}
+
+/**
  * Uninstalls what a failed install of ours left (a release that never reached `deployed`). A
  * release of that name that this resource did not write (helm fetches the chart before it checks
  * the name, so a download failure gets here while someone else's release holds it) is left as it
@@ -106,7 +130,7 @@ export async function cleanupPartialInstall(a: Attempt, cause: unknown): Promise
 
 /** Repairs a failed or stale release of ours: rollback to its last good revision, or uninstall a never-deployed one. */
 export async function recover(a: Attempt, current: ReleaseInfo): Promise<void> {
-  const { runner, spec, owner, n, where, report } = a;
+  const { runner, spec, n, where, report } = a;
   const history = await runner.history(spec.releaseName, spec.namespace);
   const good = lastGood(history, current.revision);
   await stillAsSeen(a, current);
@@ -130,13 +154,7 @@ export async function recover(a: Attempt, current: ReleaseInfo): Promise<void> {
         after.revision > current.revision &&
         after.description === `Rollback to ${good.revision}`
       ) {
-        await runner.relabel(
-          spec.releaseName,
-          spec.namespace,
-          after.revision,
-          ownerLabels(owner, after.revision),
-          after.status,
-        );
+        await mark(a, after);
       }
     }
     return;
