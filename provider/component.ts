@@ -20,7 +20,7 @@ import {
   type Strategy,
   validateKnownFields,
 } from "../core/spec.js";
-import { mergeValues, readValueFiles } from "../core/values.js";
+import { mergeValues, readValueFiles, rejectProtoKeys } from "../core/values.js";
 import { AddonRelease, type AddonReleaseArgs, quietPromiseStacks, type ReleaseResource } from "./resource.js";
 import { type ReleaseStatus, SECRET_OUTPUT_KEYS, type StoredSpec } from "./state.js";
 
@@ -115,11 +115,14 @@ export class ClusterAddon extends ComponentResource {
     const chart = output(args.chart);
     // Merged like helm merges -f files (maps recursively). A value that is not a plain object is
     // passed through unchanged so that the provider's check rejects it by name (spreading it would
-    // turn a string or an array into an object of characters or items).
+    // turn a string or an array into an object of characters or items). A `__proto__` key is
+    // refused here: Pulumi's serialization would drop it before the provider's check sees it.
     const values = secret(
-      output(args.values ?? {}).apply(
-        (v): Record<string, unknown> => (isPlainObject(v) ? mergeValues(fileValues, v) : v),
-      ),
+      output(args.values ?? {}).apply((v): Record<string, unknown> => {
+        if (!isPlainObject(v)) return v;
+        rejectProtoKeys(v, "values");
+        return mergeValues(fileValues, v);
+      }),
     );
     const namespace = output(args.namespace ?? "default");
     const spec = chart.apply(

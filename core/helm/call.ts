@@ -1,6 +1,6 @@
 /**
  * One helm call as both runners see it: a private call dir (see `call-dir.ts`), the redactor of
- * the call (the runner's secrets plus the values and passwords met on the way), the
+ * the call (the runner's secrets plus the values, values files and passwords met on the way), the
  * argv around a helm command (the kubeconfig file when the command needs a cluster, then the
  * isolation flags) and the call's registry config (`registry-config.ts`), written before the first
  * helm process starts. Values are written to a 0600 file, never put on argv. No process is started
@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { SpecError } from "../errors.js";
 import { Redactor } from "../redact.js";
 import type { ResolvedSpec } from "../spec.js";
+import { readValuesFile } from "../values.js";
 import { type ChartPlan, chartPlan } from "./args.js";
 import { closeCallDir, isolationFlags, openCallDir, writeCallFile } from "./call-dir.js";
 import { type RegistryCredential, registryConfigDir, writeRegistryConfig } from "./registry-config.js";
@@ -87,10 +88,16 @@ export class HelmCall {
     return plan;
   }
 
-  /** `-f` flags: the spec's value files in order, then its values (written to a 0600 file, registered as secrets). */
+  /**
+   * `-f` flags: the spec's value files in order, then its values (written to a 0600 file). The
+   * values and the contents of every values file are registered as secrets.
+   */
   public valuesArgs(spec: ResolvedSpec): string[] {
     const args: string[] = [];
-    for (const f of spec.valueFiles) args.push("-f", f);
+    for (const [i, f] of spec.valueFiles.entries()) {
+      this.redactor.addValues(readValuesFile(f, `valueFiles[${i}]`));
+      args.push("-f", f);
+    }
     this.redactor.addValues(spec.values);
     if (Object.keys(spec.values).length > 0) {
       args.push("-f", writeCallFile(this.dir, "values.json", JSON.stringify(spec.values)));
