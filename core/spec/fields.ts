@@ -1,7 +1,7 @@
 /**
  * Field-level checks of the spec validation: plain objects, optional booleans and strings,
  * durations, readable files, unknown keys, and how a bad value is described in a message
- * (secrets by type only, never by content). Every check throws a {@link SpecError} naming the
+ * (secrets by type only, never by content; URLs without userinfo, query or fragment). Every check throws a {@link SpecError} naming the
  * field path and what would be accepted.
  *
  * @module
@@ -112,6 +112,18 @@ export function describeSecret(value: unknown): string {
     return describe(value);
   }
   return `a ${typeof value} (a secret field: its content is never shown)`;
+}
+
+/**
+ * `url` for an error message: its userinfo (everything before the last `@` of the part after the
+ * scheme, so a password holding `/` or `@` is hidden too), query and fragment, which may hold
+ * credentials, replaced by `…`. Works on text that is not a valid URL.
+ */
+export function urlForMessage(url: string): string {
+  return url
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^?#]*@/is, "$1…@")
+    .replace(/\?.*$/s, "?…")
+    .replace(/#.*$/s, "#…");
 }
 
 export function describe(value: unknown): string {
