@@ -115,14 +115,11 @@ export class ClusterAddon extends ComponentResource {
     const chart = output(args.chart);
     // Merged like helm merges -f files (maps recursively). A value that is not a plain object is
     // passed through unchanged so that the provider's check rejects it by name (spreading it would
-    // turn a string or an array into an object of characters or items). A `__proto__` key is
-    // refused here: Pulumi's serialization would drop it before the provider's check sees it.
+    // turn a string or an array into an object of characters or items).
     const values = secret(
-      output(args.values ?? {}).apply((v): Record<string, unknown> => {
-        if (!isPlainObject(v)) return v;
-        rejectProtoKeys(v, "values");
-        return mergeValues(fileValues, v);
-      }),
+      output(withoutProtoKeys(args.values ?? {})).apply(
+        (v): Record<string, unknown> => (isPlainObject(v) ? mergeValues(fileValues, v) : v),
+      ),
     );
     const namespace = output(args.namespace ?? "default");
     const spec = chart.apply(
@@ -216,6 +213,22 @@ function validateKnownArgs(name: string, args: ClusterAddonArgs): void {
   }
   validateKnownFields(known);
   if (typeof args.kubeconfig === "string") identityOf(args.kubeconfig);
+}
+
+/**
+ * `values` as given, refused when it holds a `__proto__` key: checked on the value an Output
+ * resolves to before `output()` unwraps it, since Pulumi copies objects by assignment there and in
+ * its serialization, which would drop the key before the provider's check sees it.
+ */
+function withoutProtoKeys(
+  values: pulumi.Input<Record<string, unknown>>,
+): pulumi.Input<Record<string, unknown>> {
+  const check = <T>(v: T): T => {
+    rejectProtoKeys(v, "values");
+    return v;
+  };
+  if (Output.isInstance(values)) return values.apply(check);
+  return values instanceof Promise ? values.then(check) : check(values);
 }
 
 /** The identity of the last kubeconfig read: a program usually gives one kubeconfig to all its add-ons. */
