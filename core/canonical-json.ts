@@ -22,7 +22,12 @@ function sortKeys(value: unknown): unknown {
     for (const k of Object.keys(value).sort()) {
       const v = (value as Record<string, unknown>)[k];
       if (v !== undefined) {
-        Object.defineProperty(out, k, { value: sortKeys(v), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, k, {
+          value: sortKeys(v),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
     }
     return out;

@@ -37,7 +37,11 @@ test("a render the YAML parser rejects fails naming the error, its position and 
   const { chart: scope } = newChart();
   let error: unknown;
   try {
-    new ClusterAddon(scope, "dup", { chart: { path: chart }, values: { password: PASSWORD }, sensitive: true });
+    new ClusterAddon(scope, "dup", {
+      chart: { path: chart },
+      values: { password: PASSWORD },
+      sensitive: true,
+    });
   } catch (e) {
     error = e;
   }

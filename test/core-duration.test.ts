@@ -56,7 +56,8 @@ test("a duration longer than a timer can wait cannot be made", () => {
   });
   assert.throws(() => Duration.hours(600), {
     name: "RangeError",
-    message: "Duration.hours() got 2160000000 ms, longer than a timer can wait (2147483647 ms, about 24.8 days)",
+    message:
+      "Duration.hours() got 2160000000 ms, longer than a timer can wait (2147483647 ms, about 24.8 days)",
   });
   assert.equal(Duration.millis(2 ** 31 - 1).toMilliseconds(), 2 ** 31 - 1);
 });
@@ -64,7 +65,10 @@ test("a duration longer than a timer can wait cannot be made", () => {
 test("a spec duration longer than 24 hours is rejected naming the field and the allowed range", () => {
   const tooLong = (field: string, shown: string) =>
     `${field} ${shown} is too long: must be a positive duration of at most 24h (86400 seconds), such as "30m" or "2h"`;
-  const base = { chart: { repo: "https://charts.example.org", name: "cni", version: "1.2.3" }, releaseName: "cni" };
+  const base = {
+    chart: { repo: "https://charts.example.org", name: "cni", version: "1.2.3" },
+    releaseName: "cni",
+  };
   const cases: ReadonlyArray<readonly [Record<string, unknown>, string, string]> = [
     [{ install: { timeout: "600h" } }, "install.timeout", '"600h"'],
     [{ install: { timeout: 86_401 } }, "install.timeout", "86401"],
@@ -73,12 +77,15 @@ test("a spec duration longer than 24 hours is rejected naming the field and the 
     [{ retry: { maxBackoff: Duration.hours(48) } }, "retry.maxBackoff", '"48h"'],
   ];
   for (const [fields, field, shown] of cases) {
-    assert.throws(() => validateSpec({ ...base, ...fields }), (e: unknown) => {
-      assert.ok(e instanceof SpecError, `expected a SpecError, got ${String(e)}`);
-      assert.equal(e.field, field);
-      assert.equal(e.message, tooLong(field, shown));
-      return true;
-    });
+    assert.throws(
+      () => validateSpec({ ...base, ...fields }),
+      (e: unknown) => {
+        assert.ok(e instanceof SpecError, `expected a SpecError, got ${String(e)}`);
+        assert.equal(e.field, field);
+        assert.equal(e.message, tooLong(field, shown));
+        return true;
+      },
+    );
   }
   const s = validateSpec({ ...base, install: { timeout: "24h" }, retry: { deadline: 86_400 } });
   assert.equal(s.install.timeout.toSeconds(), 86_400);

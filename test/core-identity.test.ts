@@ -118,10 +118,13 @@ test("a kubeconfig that is not YAML is rejected", () => {
 });
 
 test("a kubeconfig that is not YAML is rejected naming the error's kind and position, not its text", () => {
-  assert.throws(() => clusterIdentityFromKubeconfig('users: [{name: u, user: {token: "tok\\qen-secret"}}]\n'), {
-    message:
-      "kubeconfig is not valid YAML: bad dq escape at line 1, column 37 (pass the kubeconfig's content, not its path)",
-  });
+  assert.throws(
+    () => clusterIdentityFromKubeconfig('users: [{name: u, user: {token: "tok\\qen-secret"}}]\n'),
+    {
+      message:
+        "kubeconfig is not valid YAML: bad dq escape at line 1, column 37 (pass the kubeconfig's content, not its path)",
+    },
+  );
 });
 
 test("an invalid server URL is quoted without its userinfo", () => {

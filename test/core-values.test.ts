@@ -15,11 +15,15 @@ import { SpecError } from "../core/errors.js";
 import { validateSpec } from "../core/spec.js";
 import { mergeValues, readValueFiles } from "../core/values.js";
 
-const base = { chart: { repo: "https://charts.example.org", name: "cni", version: "1.2.3" }, releaseName: "cni" };
+const base = {
+  chart: { repo: "https://charts.example.org", name: "cni", version: "1.2.3" },
+  releaseName: "cni",
+};
 const dir = mkdtempSync(join(tmpdir(), "hh-values-test-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const PROTO = 'a values key named "__proto__" cannot be passed on intact (JavaScript drops it); rename the key in the values and in the chart';
+const PROTO =
+  'a values key named "__proto__" cannot be passed on intact (JavaScript drops it); rename the key in the values and in the chart';
 
 /** Asserts that `fn` throws a SpecError with exactly `field` and `message`. */
 function throwsSpec(fn: () => unknown, field: string, message: string): void {
@@ -45,7 +49,10 @@ test("a values file that is not UTF-8 is rejected at validation naming the file"
 });
 
 test("a values file in UTF-8 is read as is, a byte order mark included", () => {
-  const f = file("utf8.yaml", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("greeting: grüß dich\n")]));
+  const f = file(
+    "utf8.yaml",
+    Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("greeting: grüß dich\n")]),
+  );
   assert.deepEqual(readValueFiles([f]), { greeting: "grüß dich" });
 });
 
@@ -73,7 +80,10 @@ test("a values key named __proto__ is rejected at validation, in values and in a
 });
 
 test("the merge and the canonical JSON keep every own key, __proto__ included", () => {
-  const layer = JSON.parse('{"__proto__": {"x": 1}, "a": {"__proto__": {"y": 2}}}') as Record<string, unknown>;
+  const layer = JSON.parse('{"__proto__": {"x": 1}, "a": {"__proto__": {"y": 2}}}') as Record<
+    string,
+    unknown
+  >;
   const merged = mergeValues({ b: 1 }, layer);
   assert.deepEqual(Object.keys(merged), ["b", "__proto__", "a"]);
   assert.equal(Object.getPrototypeOf(merged), Object.prototype);

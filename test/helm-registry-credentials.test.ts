@@ -43,10 +43,14 @@ function writeDockerConfig(dir: string, host: string, creds: { username: string;
 }
 
 /** The two runners, rendering `spec` with `helm template` (which pulls the chart). */
-const RUNNERS: ReadonlyArray<{ readonly name: string; readonly render: (spec: ResolvedSpec) => Promise<string> }> = [
+const RUNNERS: ReadonlyArray<{
+  readonly name: string;
+  readonly render: (spec: ResolvedSpec) => Promise<string>;
+}> = [
   {
     name: "the async runner",
-    render: (spec) => new HelmRunner({ helmBinary: realHelm, helmHome: join(root, "helm-home") }).template(spec),
+    render: (spec) =>
+      new HelmRunner({ helmBinary: realHelm, helmHome: join(root, "helm-home") }).template(spec),
   },
   { name: "the synchronous runner", render: async (spec) => helmTemplateSync(realHelm, spec) },
 ];
@@ -123,7 +127,11 @@ describe("OCI registry credentials never leave the helm call", { timeout: 300_00
     });
 
     for (const source of [
-      { what: "a registry whose certificate is not checked", front: () => tlsFront, flag: { insecureSkipTlsVerify: true } },
+      {
+        what: "a registry whose certificate is not checked",
+        front: () => tlsFront,
+        flag: { insecureSkipTlsVerify: true },
+      },
       { what: "a plain HTTP registry", front: () => plainFront, flag: { plainHttp: true } },
     ]) {
       test(`${runner.name} sends none of the user's own registry credentials to ${source.what}`, async () => {

@@ -43,7 +43,8 @@ const REPO_NAME = "helm-handoff";
  */
 export function chartPlan(spec: ResolvedSpec): ChartPlan {
   const c = spec.chart;
-  if (c.kind === "path") return { setup: [], chartArgs: [c.path], registryCredential: undefined, secrets: [] };
+  if (c.kind === "path")
+    return { setup: [], chartArgs: [c.path], registryCredential: undefined, secrets: [] };
   const tls = tlsFlags(c);
   const version = c.version !== undefined ? ["--version", c.version] : [];
   const credentials =
@@ -61,7 +62,8 @@ export function chartPlan(spec: ResolvedSpec): ChartPlan {
     return {
       setup: [],
       chartArgs: [`${c.repo}/${c.name}`, ...version, ...plain, ...tls],
-      registryCredential: credentials !== undefined ? { host: new URL(c.repo).host, ...credentials } : undefined,
+      registryCredential:
+        credentials !== undefined ? { host: new URL(c.repo).host, ...credentials } : undefined,
       secrets,
     };
   }

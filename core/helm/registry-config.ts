@@ -40,7 +40,11 @@ const PLACEHOLDER_HOST = "helm-handoff.invalid";
 
 /** The key Docker and oras-go store Docker Hub's credentials under. */
 const DOCKER_HUB_KEY = "https://index.docker.io/v1/";
-const DOCKER_HUB_HOSTS: ReadonlySet<string> = new Set(["docker.io", "registry-1.docker.io", "index.docker.io"]);
+const DOCKER_HUB_HOSTS: ReadonlySet<string> = new Set([
+  "docker.io",
+  "registry-1.docker.io",
+  "index.docker.io",
+]);
 
 /** The `config.json` content: the placeholder entry and, when given, `credential` under its host's keys. */
 export function registryConfigJson(credential?: RegistryCredential): string {

@@ -324,7 +324,11 @@ export class HelmRunner {
       options.timeout.toMilliseconds() + (options.helmTimeout ? PROCESS_GRACE.toMilliseconds() : 0);
     const run = () =>
       spawnHelm(bin, full, {
-        env: helmEnv({ helmHome: this.opts.helmHome, env: this.opts.env, dockerConfig: call.dockerConfigDir }),
+        env: helmEnv({
+          helmHome: this.opts.helmHome,
+          env: this.opts.env,
+          dockerConfig: call.dockerConfigDir,
+        }),
         input: options.input ?? "",
         timeoutMs: timeout,
         ...(this.opts.signal !== undefined ? { signal: this.opts.signal } : {}),
