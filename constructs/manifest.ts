@@ -9,6 +9,7 @@ import { parseAllDocuments } from "yaml";
 import { SpecError } from "../core/errors.js";
 import { describeObject, type KubeObject } from "../core/objects.js";
 import { isPlainObject } from "../core/spec.js";
+import { yamlErrorSummary } from "../core/yaml-error.js";
 
 /**
  * What to do with objects annotated `helm.sh/hook` (chart hooks such as a pre-install Job).
@@ -189,12 +190,21 @@ function isNamespace(o: KubeObject, name: string): boolean {
   return o.kind === "Namespace" && o.metadata.name === name;
 }
 
-/** Parses multi-document YAML into objects, skipping empty documents and `List` wrappers' shells. */
+/**
+ * Parses multi-document YAML into objects, skipping empty documents and `List` wrappers' shells.
+ * @throws SpecError (field `chart`) naming the kind of YAML error, its position and the template it
+ * came from, never the rendered text (a render may hold a Secret)
+ */
 export function parseManifest(manifest: string): KubeObject[] {
   const out: KubeObject[] = [];
   for (const doc of parseAllDocuments(manifest)) {
-    if (doc.errors.length > 0) {
-      throw new SpecError("chart", `chart rendered invalid YAML: ${doc.errors[0]?.message ?? "parse error"}`);
+    const error = doc.errors[0];
+    if (error !== undefined) {
+      const source = sourceTemplate(manifest, error.linePos?.[0].line);
+      throw new SpecError(
+        "chart",
+        `chart rendered invalid YAML: ${yamlErrorSummary(error)}${source === undefined ? "" : ` (in ${source})`}; the rendered text is not shown, it may hold secrets: run helm template to see it`,
+      );
     }
     const js = doc.toJS() as unknown;
     if (js === null || js === undefined) continue;
@@ -203,6 +213,17 @@ export function parseManifest(manifest: string): KubeObject[] {
     for (const item of Array.isArray(items) ? items : []) out.push(asObject(item));
   }
   return out;
+}
+
+/** The template helm rendered line `line` (1-based) of `manifest` from: its last `# Source:` comment above the line. */
+function sourceTemplate(manifest: string, line: number | undefined): string | undefined {
+  if (line === undefined) return undefined;
+  const lines = manifest.split("\n");
+  for (let i = Math.min(line, lines.length) - 1; i >= 0; i--) {
+    const m = /^# Source: (\S+)\s*$/.exec(lines[i] ?? "");
+    if (m !== null) return m[1];
+  }
+  return undefined;
 }
 
 function asObject(js: unknown): KubeObject {

@@ -8,7 +8,8 @@
 
 /**
  * Canonical JSON: object keys sorted (recursively), `undefined` members dropped, arrays in order.
- * Equal values give equal text whatever their key order.
+ * Equal values give equal text whatever their key order. Every own key counts, `__proto__`
+ * included (keys are defined, never assigned).
  */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value)) ?? "null";
@@ -20,7 +21,14 @@ function sortKeys(value: unknown): unknown {
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(value).sort()) {
       const v = (value as Record<string, unknown>)[k];
-      if (v !== undefined) out[k] = sortKeys(v);
+      if (v !== undefined) {
+        Object.defineProperty(out, k, {
+          value: sortKeys(v),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
     }
     return out;
   }

@@ -1,9 +1,13 @@
 /**
  * A typed span of time, converted to milliseconds or to helm's `--timeout` flag only at the edge
- * (style of aws-cdk's `Duration`).
+ * (style of aws-cdk's `Duration`). Every Duration fits a Node.js timer: one longer than
+ * {@link MAX_TIMER_MS} cannot be made, since such a timer fires at once (after 1 ms).
  *
  * @module
  */
+
+/** The longest delay a Node.js timer waits (2^31 − 1 ms, about 24.8 days): the longest {@link Duration}. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const UNIT_MS: Readonly<Record<string, number>> = {
   ms: 1,
@@ -25,7 +29,7 @@ const PART_RE = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
 export class Duration {
   /**
    * A duration of `amount` milliseconds.
-   * @param amount - a finite, non-negative number of milliseconds
+   * @param amount - a finite, non-negative number of milliseconds, at most {@link MAX_TIMER_MS} ms in all
    */
   public static millis(amount: number): Duration {
     return new Duration(amount, "millis");
@@ -33,7 +37,7 @@ export class Duration {
 
   /**
    * A duration of `amount` seconds.
-   * @param amount - a finite, non-negative number of seconds
+   * @param amount - a finite, non-negative number of seconds, at most {@link MAX_TIMER_MS} ms in all
    */
   public static seconds(amount: number): Duration {
     return new Duration(amount * 1000, "seconds");
@@ -41,7 +45,7 @@ export class Duration {
 
   /**
    * A duration of `amount` minutes.
-   * @param amount - a finite, non-negative number of minutes
+   * @param amount - a finite, non-negative number of minutes, at most {@link MAX_TIMER_MS} ms in all
    */
   public static minutes(amount: number): Duration {
     return new Duration(amount * 60_000, "minutes");
@@ -49,7 +53,7 @@ export class Duration {
 
   /**
    * A duration of `amount` hours.
-   * @param amount - a finite, non-negative number of hours
+   * @param amount - a finite, non-negative number of hours, at most {@link MAX_TIMER_MS} ms in all
    */
   public static hours(amount: number): Duration {
     return new Duration(amount * 3_600_000, "hours");
@@ -62,20 +66,35 @@ export class Duration {
    * @param text - the duration text
    * @param field - the prop being parsed, used in the error message
    * @default field - "duration"
-   * @throws RangeError naming `field` when the text is not a duration
+   * @throws RangeError naming `field` when the text is not a duration, or when it is longer than {@link MAX_TIMER_MS}
    */
   public static parse(text: string, field = "duration"): Duration {
-    const trimmed = text.trim();
-    if (!PARSE_RE.test(trimmed)) {
+    const ms = Duration.parseMillis(text);
+    if (ms === undefined) {
       throw new RangeError(
         `${field} ${JSON.stringify(text)} is invalid: must be a duration such as "300s", "5m" or "1h30m" (units ms, s, m, h)`,
       );
     }
+    if (ms > MAX_TIMER_MS) {
+      throw new RangeError(
+        `${field} ${JSON.stringify(text)} is too long: a timer waits at most ${MAX_TIMER_MS} ms (about 24.8 days)`,
+      );
+    }
+    return new Duration(ms, "parse");
+  }
+
+  /**
+   * The milliseconds of a duration string (see {@link Duration.parse}), unbounded, or `undefined`
+   * when the text is not a duration.
+   */
+  public static parseMillis(text: string): number | undefined {
+    const trimmed = text.trim();
+    if (!PARSE_RE.test(trimmed)) return undefined;
     let total = 0;
     for (const match of trimmed.matchAll(PART_RE)) {
       total += Number(match[1]) * (UNIT_MS[match[2] ?? "s"] ?? 1000);
     }
-    return new Duration(total, "millis");
+    return total;
   }
 
   /** Whether `value` is a {@link Duration} (also across copies of this module). */
@@ -94,6 +113,11 @@ export class Duration {
   private constructor(ms: number, unit: string) {
     if (!Number.isFinite(ms) || ms < 0) {
       throw new RangeError(`Duration.${unit}() needs a finite, non-negative amount, got ${ms}`);
+    }
+    if (Math.round(ms) > MAX_TIMER_MS) {
+      throw new RangeError(
+        `Duration.${unit}() got ${ms} ms, longer than a timer can wait (${MAX_TIMER_MS} ms, about 24.8 days)`,
+      );
     }
     this.ms = ms;
   }

@@ -7,7 +7,7 @@
  *
  * @module
  */
-export { Duration } from "./duration.js";
+export { Duration, MAX_TIMER_MS } from "./duration.js";
 export {
   type AttemptRecord,
   CredentialsRejectedError,
@@ -92,6 +92,7 @@ export {
   type ChartSource,
   type DurationInput,
   type InstallOptions,
+  MAX_DURATION,
   type PathChartSource,
   type RepoChartSource,
   type ResolvedChartSource,

@@ -9,6 +9,8 @@ import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { SpecError } from "./errors.js";
+import { describe, urlForMessage } from "./spec/fields.js";
+import { yamlErrorSummary } from "./yaml-error.js";
 
 /** One context of a kubeconfig, resolved. */
 export interface KubeconfigTarget {
@@ -108,7 +110,7 @@ export function readKubeconfig(
   } catch (e) {
     throw new SpecError(
       "kubeconfig",
-      `kubeconfig is not valid YAML: ${(e as Error).message.split("\n")[0]} (pass the kubeconfig's content, not its path)`,
+      `kubeconfig is not valid YAML: ${yamlErrorSummary(e)} (pass the kubeconfig's content, not its path)`,
     );
   }
   if (!isObj(doc)) {
@@ -149,7 +151,7 @@ export function readKubeconfig(
   } catch {
     throw new SpecError(
       "kubeconfig",
-      `kubeconfig cluster ${JSON.stringify(clusterName)} has no valid server URL (got ${JSON.stringify(rawServer ?? null)}): set clusters[].cluster.server, e.g. "https://127.0.0.1:6443"`,
+      `kubeconfig cluster ${JSON.stringify(clusterName)} has no valid server URL (got ${typeof rawServer === "string" ? JSON.stringify(urlForMessage(rawServer)) : rawServer === undefined || rawServer === null ? "null" : describe(rawServer)}): set clusters[].cluster.server, e.g. "https://127.0.0.1:6443"`,
     );
   }
   const caRaw = dataOrFile(

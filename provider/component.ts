@@ -21,7 +21,7 @@ import {
   type Strategy,
   validateKnownFields,
 } from "../core/spec.js";
-import { mergeValues, readValueFiles } from "../core/values.js";
+import { mergeValues, readValueFiles, rejectProtoKeys } from "../core/values.js";
 import { AddonRelease, type AddonReleaseArgs, quietPromiseStacks, type ReleaseResource } from "./resource.js";
 import { type ReleaseStatus, SECRET_OUTPUT_KEYS, type StoredSpec } from "./state.js";
 
@@ -126,7 +126,7 @@ export class ClusterAddon extends ComponentResource {
     // passed through unchanged so that the provider's check rejects it by name (spreading it would
     // turn a string or an array into an object of characters or items).
     const values = secret(
-      output(args.values ?? {}).apply(
+      output(withoutProtoKeys(args.values ?? {})).apply(
         (v): Record<string, unknown> => (isPlainObject(v) ? mergeValues(fileValues, v) : v),
       ),
     );
@@ -226,6 +226,22 @@ function validateKnownArgs(name: string, args: ClusterAddonArgs): void {
   }
   validateKnownFields(known);
   if (typeof args.kubeconfig === "string") identityOf(args.kubeconfig);
+}
+
+/**
+ * `values` as given, refused when it holds a `__proto__` key: checked on the value an Output
+ * resolves to before `output()` unwraps it, since Pulumi copies objects by assignment there and in
+ * its serialization, which would drop the key before the provider's check sees it.
+ */
+function withoutProtoKeys(
+  values: pulumi.Input<Record<string, unknown>>,
+): pulumi.Input<Record<string, unknown>> {
+  const check = <T>(v: T): T => {
+    rejectProtoKeys(v, "values");
+    return v;
+  };
+  if (Output.isInstance(values)) return values.apply(check);
+  return values instanceof Promise ? values.then(check) : check(values);
 }
 
 /** The identity of the last kubeconfig read: a program usually gives one kubeconfig to all its add-ons. */

@@ -81,10 +81,17 @@ test("the synchronous runner gives helm the same allowlisted environment as the 
   assert.ok(env.includes("HTTPS_PROXY=http://proxy.example:3128"));
   assert.deepEqual(
     names.filter(
-      (n) => n !== "" && !HELM_ENV_ALLOWED.has(n) && !/^(HELM_(CACHE|CONFIG|DATA)_HOME|PWD|SHLVL|_)$/.test(n),
+      (n) =>
+        n !== "" &&
+        !HELM_ENV_ALLOWED.has(n) &&
+        !/^(HELM_(CACHE|CONFIG|DATA)_HOME|DOCKER_CONFIG|PWD|SHLVL|_)$/.test(n),
     ),
     [],
-    "nothing but the allowlist, helm's homes and what the shell itself sets",
+    "nothing but the allowlist, helm's homes, the call's DOCKER_CONFIG and what the shell itself sets",
+  );
+  assert.ok(
+    env.some((l) => /^DOCKER_CONFIG=.*\/helm-handoff-[A-Za-z0-9]{6}\/registry$/.test(l)),
+    "DOCKER_CONFIG is the call dir's registry config",
   );
 });
 

@@ -129,7 +129,7 @@ case "$1" in
   version) printf '%s' "${version}"; exit 0 ;;
   registry|repo) cat >> "${log}.stdin"; exit 0 ;;
   status) echo 'Error: release: not found' >&2; exit 1 ;;
-  install) for a in "$@"; do case "$a" in *kubeconfig) cat "$a" >> "${log}.files";; esac; done
+  install) for a in "$@"; do case "$a" in *kubeconfig) cat "$a" >> "${log}.files";; */registry/config.json) cat "$a" >> "${log}.registry";; esac; done
     echo '{"name":"x","namespace":"default","version":1,"info":{"status":"deployed","first_deployed":"2024-01-01T00:00:00Z","last_deployed":"2024-01-01T00:00:00Z","description":"Install complete"},"chart":{"metadata":{"name":"tiny","version":"0.1.0","appVersion":"1.0.0"}}}'; exit 0 ;;
   uninstall) echo 'Error: uninstall: Release not loaded: x: release: not found' >&2; exit 1 ;;
   *) echo "Error: INSTALLATION FAILED: boom" >&2; exit 1 ;;
@@ -168,8 +168,21 @@ test("argv never contains the kubeconfig content, a repo password or the values"
   assert.match(argv, /--kubeconfig\n/);
   assert.match(argv, /\n--wait\n/);
   assert.match(argv, /\n--timeout\n300s\n/);
-  // the password went through stdin, the kubeconfig through a file
-  assert.equal(readFileSync(`${log}.stdin`, "utf8"), `${password}${password}`);
+  // the repository password went through stdin, the registry's into the call's registry config,
+  // the kubeconfig through a file
+  assert.equal(readFileSync(`${log}.stdin`, "utf8"), password);
+  const auth = Buffer.from(`bob:${password}`).toString("base64");
+  assert.deepEqual(
+    readFileSync(`${log}.registry`, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as unknown),
+    [
+      { auths: { "helm-handoff.invalid": {} } },
+      { auths: { "helm-handoff.invalid": {}, "registry.example.org": { auth } } },
+    ],
+  );
+  assert.doesNotMatch(argv, /\nregistry\nlogin\n/, "no helm registry login");
   assert.equal(readFileSync(`${log}.files`, "utf8"), KUBECONFIG.repeat(2));
   assert.deepEqual(readdirSync(tmp), []);
 });

@@ -117,6 +117,26 @@ test("a kubeconfig that is not YAML is rejected", () => {
   );
 });
 
+test("a kubeconfig that is not YAML is rejected naming the error's kind and position, not its text", () => {
+  assert.throws(
+    () => clusterIdentityFromKubeconfig('users: [{name: u, user: {token: "tok\\qen-secret"}}]\n'),
+    {
+      message:
+        "kubeconfig is not valid YAML: bad dq escape at line 1, column 37 (pass the kubeconfig's content, not its path)",
+    },
+  );
+});
+
+test("an invalid server URL is quoted without its userinfo", () => {
+  assert.throws(
+    () => clusterIdentityFromKubeconfig(kubeconfig({ ca: caA, server: "https://bob:pa/ss@word@[::1" })),
+    {
+      message:
+        'kubeconfig cluster "c" has no valid server URL (got "https://…@[::1"): set clusters[].cluster.server, e.g. "https://127.0.0.1:6443"',
+    },
+  );
+});
+
 test("a kubeconfig without current-context is rejected", () => {
   assert.throws(() => clusterIdentityFromKubeconfig(kubeconfig({ ca: caA, current: null })), {
     message:

@@ -1,6 +1,7 @@
 /**
  * Redaction through real, failing helm v4 calls: a multi-line secret value echoed by a schema error
- * (newline-escaped) and by a template's `fail` (raw, JSON-escaped by Go and base64), and the
+ * (newline-escaped) and by a template's `fail` (raw, JSON-escaped by Go and base64), given in
+ * `values` or in a values file (async and synchronous runner), and the
  * credentials of a kubeconfig user (exec plugin args and env, the contents of a token file and a
  * client key file) printed by a failing exec plugin. Each test scans the output lines, the error's
  * message, stderr and argv, and `util.inspect` of the error.
@@ -13,8 +14,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { inspect } from "node:util";
+import { stringify as stringifyYaml } from "yaml";
 import { DeadlineExceededError, HelmError } from "../core/errors.js";
-import { HelmRunner } from "../core/helm/index.js";
+import { HelmRunner, helmTemplateSync } from "../core/helm/index.js";
 import { toolchainBinDir } from "../core/paths.js";
 import { validateSpec } from "../core/spec.js";
 
@@ -128,6 +130,26 @@ test("a multi-line secret value echoed raw, JSON-escaped and base64 by a failing
   assert.match(err.stderr, / json="\[redacted\]" b64=\[redacted\]/);
   assert.ok(output.length > 0, "helm's stderr reached onOutput");
   assertNothingLeaked(err, output, VALUE_FORMS);
+});
+
+test("a secret value from a values file echoed by a failing template is redacted, in both runners", async () => {
+  const file = join(root, "secret-values.yaml");
+  writeFileSync(file, stringifyYaml({ token: SECRET_VALUE }));
+  const spec = validateSpec({ chart: { path: chart }, releaseName: "echo", valueFiles: [file] });
+  const output: string[] = [];
+  const runner = new HelmRunner({
+    helmBinary: realHelm,
+    helmHome: join(root, "home"),
+    onOutput: (l) => output.push(l),
+  });
+  const asyncErr = await failing(() => runner.template(spec));
+  const syncErr = await failing(async () => helmTemplateSync(realHelm, spec));
+  for (const err of [asyncErr, syncErr]) {
+    assert.match(err.stderr, /raw=\[redacted\]/);
+    assert.match(err.stderr, / json="\[redacted\]" b64=\[redacted\]/);
+    assertNothingLeaked(err, output, VALUE_FORMS);
+    assert.deepEqual(leaked(inspect(err, { depth: 10 }), VALUE_FORMS), [], "util.inspect with cause");
+  }
 });
 
 /** Kubeconfig credentials a failing exec plugin prints, and the kubeconfig it is read from. */

@@ -6,6 +6,9 @@
  * every case.
  */
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import * as pulumi from "@pulumi/pulumi";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
@@ -46,6 +49,14 @@ function withWrongToken(kubeconfig: string): string {
 }
 
 const NOT_YAML = "this: [is not: a kubeconfig";
+
+/** A values file in Latin-1 ("grüß dich"), which read as UTF-8 would become "gr\uFFFD\uFFFD dich". */
+const LATIN1_VALUES = join(mkdtempSync(join(tmpdir(), "hh-bad-input-")), "latin1.yaml");
+writeFileSync(LATIN1_VALUES, Buffer.from("greeting: gr\xfc\xdf dich\n", "latin1"));
+/** Values with an own `__proto__` key, as JSON.parse makes them. */
+const PROTO_VALUES = () => JSON.parse('{"__proto__": {"message": "lost"}}') as Record<string, unknown>;
+const PROTO =
+  'values.__proto__ is invalid: a values key named "__proto__" cannot be passed on intact (JavaScript drops it); rename the key in the values and in the chart';
 const DNS_NAME = "must be a lowercase DNS-1123 name of at most 53 characters (helm's limit)";
 const DURATION = 'must be a positive duration such as "5m", "300s" or "1h30m", or a number of seconds';
 const CHART_SHAPE =
@@ -122,6 +133,13 @@ const CASES: readonly BadInput[] = [
     message: () => `install.timeout "0s" is invalid: ${DURATION}`,
   },
   {
+    what: "a timeout longer than 24 hours",
+    name: "long-timeout",
+    args: (v) => ({ ...v, install: { timeout: "600h" } }),
+    message: () =>
+      'install.timeout "600h" is too long: must be a positive duration of at most 24h (86400 seconds), such as "30m" or "2h"',
+  },
+  {
     what: "a deadline shorter than one attempt",
     name: "short-deadline",
     args: (v) => ({ ...v, install: { timeout: "5m" }, retry: { deadline: "1m" } }),
@@ -162,6 +180,25 @@ const CASES: readonly BadInput[] = [
     args: (v) => ({ ...v, valueFiles: ["/nonexistent/helm-handoff/values.yaml"] }),
     message: () =>
       'valueFiles[0] "/nonexistent/helm-handoff/values.yaml" does not exist: give the path of a YAML values file readable by this process',
+  },
+  {
+    what: "a values file that is not UTF-8",
+    name: "latin1-values-file",
+    args: (v) => ({ ...v, valueFiles: [LATIN1_VALUES] }),
+    message: () =>
+      `valueFiles[0] ${JSON.stringify(LATIN1_VALUES)} is not UTF-8 text: save it as UTF-8 (helm reads values files as UTF-8; other encodings would change the values)`,
+  },
+  {
+    what: "a values key named __proto__",
+    name: "proto-values",
+    args: (v) => ({ ...v, values: PROTO_VALUES() }),
+    message: () => PROTO,
+  },
+  {
+    what: "a values key named __proto__, computed by an apply (caught before Pulumi serializes the values)",
+    name: "proto-values-output",
+    args: (v) => ({ ...v, values: pulumi.output("computed").apply(() => PROTO_VALUES()) }),
+    message: () => PROTO,
   },
   {
     what: "repository credentials without a password",
@@ -249,6 +286,7 @@ describe("ClusterAddon rejects bad input", { timeout: 900_000 }, () => {
   after(async () => {
     await Promise.allSettled(stacks.map((s) => s.dispose()));
     await Promise.allSettled([cluster?.stop(), spy?.remove(), sandbox?.remove()]);
+    rmSync(dirname(LATIN1_VALUES), { recursive: true, force: true });
     rejections.restore();
     // Programs that throw leave their error in promises nobody awaits; only input errors may be among them.
     for (const reason of rejections.reasons) {

@@ -1,13 +1,14 @@
 /**
  * The argv of every helm command helm-handoff runs, built by pure functions (argv arrays only,
- * never a shell string, never a secret): the chart reference and the commands that prepare it
- * (`helm repo add` / `helm registry login` with the password on stdin), TLS flags, the flags of
- * install, upgrade and template, and the version check. Both runners, the async one and the
+ * never a shell string, never a secret): the chart reference and what prepares it (`helm repo add`
+ * with the password on stdin; an OCI registry's credentials for the call's registry config), TLS
+ * flags, the flags of install, upgrade and template, and the version check. Both runners, the async one and the
  * synchronous one of the cdk8s construct, build their commands here and only here.
  *
  * @module
  */
 import type { ResolvedRepoChart, ResolvedSpec } from "../spec.js";
+import type { RegistryCredential } from "./registry-config.js";
 import type { TemplateOptions } from "./types.js";
 
 /** One helm run that prepares a chart source: its argv (without binary) and its stdin. */
@@ -20,11 +21,13 @@ export interface HelmStep {
 
 /** How a chart is referenced, and what must run first to make the reference work. */
 export interface ChartPlan {
-  /** Commands to run, in order, before the command that uses the chart (login, repo add). */
+  /** Commands to run, in order, before the command that uses the chart (repo add). */
   readonly setup: readonly HelmStep[];
+  /** The OCI registry's credentials, for the call's registry config (never a `helm registry login`). */
+  readonly registryCredential: RegistryCredential | undefined;
   /** The chart reference and its source flags (`--repo`, `--version`, TLS), placed after the release name. */
   readonly chartArgs: readonly string[];
-  /** Secrets the plan handles (the repository password), to register with the call's redactor. */
+  /** Secrets the plan handles (the repository password, `user:password`), to register with the call's redactor. */
   readonly secrets: readonly string[];
 }
 
@@ -34,39 +37,37 @@ const REPO_NAME = "helm-handoff";
 /**
  * The chart reference of `spec` and the steps that make it usable:
  * - a path: the path, nothing to prepare;
- * - `oci://` with credentials: `helm registry login HOST --password-stdin` first;
+ * - `oci://` with credentials: the reference, and the credentials for the call's registry config;
  * - HTTP(S) with credentials: `helm repo add helm-handoff URL --password-stdin` first, then `helm-handoff/NAME`;
  * - without credentials: `--repo URL` (HTTP) or the `oci://…/name` reference directly.
  */
 export function chartPlan(spec: ResolvedSpec): ChartPlan {
   const c = spec.chart;
-  if (c.kind === "path") return { setup: [], chartArgs: [c.path], secrets: [] };
-  const secrets = c.password !== undefined ? [c.password] : [];
+  if (c.kind === "path")
+    return { setup: [], chartArgs: [c.path], registryCredential: undefined, secrets: [] };
   const tls = tlsFlags(c);
   const version = c.version !== undefined ? ["--version", c.version] : [];
-  const withCredentials = c.username !== undefined && c.password !== undefined;
+  const credentials =
+    c.username !== undefined && c.password !== undefined
+      ? { username: c.username, password: c.password }
+      : undefined;
+  const secrets =
+    credentials !== undefined
+      ? [credentials.password, `${credentials.username}:${credentials.password}`]
+      : c.password !== undefined
+        ? [c.password]
+        : [];
   if (c.kind === "oci") {
     const plain = c.plainHttp ? ["--plain-http"] : [];
-    const login: HelmStep[] = withCredentials
-      ? [
-          {
-            args: [
-              "registry",
-              "login",
-              new URL(c.repo).host,
-              "--username",
-              c.username ?? "",
-              "--password-stdin",
-              ...plain,
-              ...registryTlsFlags(c),
-            ],
-            input: c.password ?? "",
-          },
-        ]
-      : [];
-    return { setup: login, chartArgs: [`${c.repo}/${c.name}`, ...version, ...plain, ...tls], secrets };
+    return {
+      setup: [],
+      chartArgs: [`${c.repo}/${c.name}`, ...version, ...plain, ...tls],
+      registryCredential:
+        credentials !== undefined ? { host: new URL(c.repo).host, ...credentials } : undefined,
+      secrets,
+    };
   }
-  if (withCredentials) {
+  if (credentials !== undefined) {
     const add: HelmStep = {
       args: [
         "repo",
@@ -74,16 +75,26 @@ export function chartPlan(spec: ResolvedSpec): ChartPlan {
         REPO_NAME,
         c.repo,
         "--username",
-        c.username ?? "",
+        credentials.username,
         "--password-stdin",
         "--force-update",
         ...tls,
       ],
-      input: c.password ?? "",
+      input: credentials.password,
     };
-    return { setup: [add], chartArgs: [`${REPO_NAME}/${c.name}`, ...version, ...tls], secrets };
+    return {
+      setup: [add],
+      chartArgs: [`${REPO_NAME}/${c.name}`, ...version, ...tls],
+      registryCredential: undefined,
+      secrets,
+    };
   }
-  return { setup: [], chartArgs: [c.name, "--repo", c.repo, ...version, ...tls], secrets };
+  return {
+    setup: [],
+    chartArgs: [c.name, "--repo", c.repo, ...version, ...tls],
+    registryCredential: undefined,
+    secrets,
+  };
 }
 
 /** TLS flags of chart downloads (`helm install/upgrade/template/repo add`). */
@@ -91,14 +102,6 @@ function tlsFlags(c: ResolvedRepoChart): string[] {
   const args: string[] = [];
   if (c.caFile !== undefined) args.push("--ca-file", c.caFile);
   if (c.insecureSkipTlsVerify) args.push("--insecure-skip-tls-verify");
-  return args;
-}
-
-/** TLS flags of `helm registry login`, which names the skip flag `--insecure`. */
-function registryTlsFlags(c: ResolvedRepoChart): string[] {
-  const args: string[] = [];
-  if (c.caFile !== undefined) args.push("--ca-file", c.caFile);
-  if (c.insecureSkipTlsVerify) args.push("--insecure");
   return args;
 }
 

@@ -1,7 +1,7 @@
 /**
  * The private temp dir of one helm call, shared by both runners. It is 0700 and holds the
  * kubeconfig, the values and any repository credentials as 0600 files, plus helm's registry and
- * repository config (so helm never reads the user's); it is removed after the call, also when
+ * repository config (so helm never reads the user's, see `registry-config.ts`); it is removed after the call, also when
  * helm fails or is killed. A dir left by a process that was itself killed mid-call (SIGKILL of the
  * Pulumi provider, of a cdk8s synth) is removed by the next call of any process: each dir records
  * its owner's pid, and dirs of dead owners are swept once per temp root and process.
@@ -12,6 +12,7 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { processExists } from "../paths.js";
+import { registryConfigFile } from "./registry-config.js";
 
 /** Prefix of the per-call temp dirs (`mkdtemp` appends six characters). */
 const CALL_DIR_PREFIX = "helm-handoff-";
@@ -54,13 +55,13 @@ export function writeCallFile(dir: string, name: string, content: string): strin
 }
 
 /**
- * The flags that keep helm away from the user's helm config: registry logins and repositories
+ * The flags that keep helm away from the user's helm config: registry credentials and repositories
  * live in the call dir, and go away with it.
  */
 export function isolationFlags(dir: string): string[] {
   return [
     "--registry-config",
-    join(dir, "registry.json"),
+    registryConfigFile(dir),
     "--repository-config",
     join(dir, "repositories.yaml"),
     "--repository-cache",

@@ -1,8 +1,10 @@
 /**
  * One helm call as both runners see it: a private call dir (see `call-dir.ts`), the redactor of
- * the call (the runner's secrets plus the values and passwords met on the way), and the argv
- * around a helm command: the kubeconfig file when the command needs a cluster, then the isolation
- * flags. Values are written to a 0600 file, never put on argv. No process is started here.
+ * the call (the runner's secrets plus the values, values files and passwords met on the way), the
+ * argv around a helm command (the kubeconfig file when the command needs a cluster, then the
+ * isolation flags) and the call's registry config (`registry-config.ts`), written before the first
+ * helm process starts. Values are written to a 0600 file, never put on argv. No process is started
+ * here.
  *
  * @module
  */
@@ -10,8 +12,10 @@ import { tmpdir } from "node:os";
 import { SpecError } from "../errors.js";
 import { Redactor } from "../redact.js";
 import type { ResolvedSpec } from "../spec.js";
+import { readValuesFile } from "../values.js";
 import { type ChartPlan, chartPlan } from "./args.js";
 import { closeCallDir, isolationFlags, openCallDir, writeCallFile } from "./call-dir.js";
+import { type RegistryCredential, registryConfigDir, writeRegistryConfig } from "./registry-config.js";
 
 /** The state of one call; {@link HelmCall.close} removes its dir. */
 export class HelmCall {
@@ -20,6 +24,8 @@ export class HelmCall {
   /** Redacts the runner's secrets and those this call registered. */
   public readonly redactor: Redactor;
   private kubeconfigFile: string | undefined;
+  private registryCredential: RegistryCredential | undefined;
+  private registryConfigWritten = false;
 
   /**
    * @param kubeconfig - kubeconfig content, written to the call dir when a command needs it
@@ -33,6 +39,11 @@ export class HelmCall {
   ) {
     this.dir = openCallDir(root);
     this.redactor = new Redactor().addAll(redactor);
+  }
+
+  /** The dir helm's `DOCKER_CONFIG` points at: the call's registry config, never the user's. */
+  public get dockerConfigDir(): string {
+    return registryConfigDir(this.dir);
   }
 
   /** Removes the call dir. */
@@ -58,20 +69,35 @@ export class HelmCall {
       full.push("--kubeconfig", this.kubeconfigFile);
     }
     full.push(...isolationFlags(this.dir));
+    if (!this.registryConfigWritten) {
+      writeRegistryConfig(this.dir, this.registryCredential);
+      this.registryConfigWritten = true;
+    }
     return full;
   }
 
-  /** The chart reference of `spec` and its setup steps; the repository password is registered as a secret. */
+  /**
+   * The chart reference of `spec` and its setup steps; the repository password is registered as a
+   * secret, an OCI registry's credentials go to the call's registry config.
+   */
   public chart(spec: ResolvedSpec): ChartPlan {
     const plan = chartPlan(spec);
     for (const s of plan.secrets) this.redactor.add(s);
+    this.registryCredential = plan.registryCredential;
+    if (this.registryConfigWritten) writeRegistryConfig(this.dir, this.registryCredential);
     return plan;
   }
 
-  /** `-f` flags: the spec's value files in order, then its values (written to a 0600 file, registered as secrets). */
+  /**
+   * `-f` flags: the spec's value files in order, then its values (written to a 0600 file). The
+   * values and the contents of every values file are registered as secrets.
+   */
   public valuesArgs(spec: ResolvedSpec): string[] {
     const args: string[] = [];
-    for (const f of spec.valueFiles) args.push("-f", f);
+    for (const [i, f] of spec.valueFiles.entries()) {
+      this.redactor.addValues(readValuesFile(f, `valueFiles[${i}]`));
+      args.push("-f", f);
+    }
     this.redactor.addValues(spec.values);
     if (Object.keys(spec.values).length > 0) {
       args.push("-f", writeCallFile(this.dir, "values.json", JSON.stringify(spec.values)));

@@ -6,8 +6,10 @@
  * `HELM_KUBEINSECURE_SKIP_TLS_VERIFY`, `HELM_DRIVER`, `KUBECONFIG` or `PULUMI_ACCESS_TOKEN`, never
  * reaches helm or a chart's hooks, so every call targets exactly the kubeconfig, namespace and
  * (default `secret`) storage it names. Then `GOMAXPROCS=1` unless the user set it, the caller's
- * extra variables, and helm's own homes pointed into helm-handoff's cache so that the user's
- * `~/.config/helm` is never read or written.
+ * extra variables, helm's own homes pointed into helm-handoff's cache so that the user's
+ * `~/.config/helm` is never read or written, and `DOCKER_CONFIG` pointed at the call's registry
+ * config so that helm's fallback to `~/.docker/config.json` never finds the user's registry
+ * credentials.
  *
  * @module
  */
@@ -48,10 +50,12 @@ export interface HelmEnvOptions {
   readonly helmHome?: string | undefined;
   /** Extra variables, set after the process environment. @default - none */
   readonly env?: Readonly<Record<string, string>> | undefined;
+  /** The call's registry config dir (`DOCKER_CONFIG`, see `registry-config.ts`), set last: not even `env` overrides it. */
+  readonly dockerConfig: string;
 }
 
-/** The complete environment of a helm process (creates helm's home dirs, 0700, when missing). */
-export function helmEnv(options: HelmEnvOptions = {}): Record<string, string> {
+/** The complete environment of one helm call's process (creates helm's home dirs, 0700, when missing). */
+export function helmEnv(options: HelmEnvOptions): Record<string, string> {
   const home = options.helmHome ?? join(cacheHome(), "helm-handoff", "helm");
   const dirs = {
     HELM_CACHE_HOME: join(home, "cache"),
@@ -66,5 +70,5 @@ export function helmEnv(options: HelmEnvOptions = {}): Record<string, string> {
   // helm waits on the network most of the time; one OS thread per process keeps many concurrent
   // runs from fighting over the cores (≈20% less CPU with 8 at once on 2 cores, measured).
   const threads: Record<string, string> = env.GOMAXPROCS === undefined ? { GOMAXPROCS: "1" } : {};
-  return { ...env, ...threads, ...options.env, ...dirs };
+  return { ...env, ...threads, ...options.env, ...dirs, DOCKER_CONFIG: options.dockerConfig };
 }

@@ -4,8 +4,8 @@
  * and version check (`binary.ts`), environment (`env.ts`), the private call dir and its sweep
  * (`call-dir.ts`, `call.ts`), argv (`args.ts`), JSON parsing (`parse.ts`) and error mapping
  * (`failure.ts`). Secrets never reach argv: the kubeconfig and values go into 0600 files of the
- * call dir, repository and registry passwords go to `helm repo add` / `helm registry login` on
- * stdin, with their config inside the call dir.
+ * call dir, a repository password goes to `helm repo add` on stdin and a registry password into
+ * the call's registry config (`registry-config.ts`), all inside the call dir.
  *
  * @module
  */
@@ -387,7 +387,11 @@ export class HelmRunner {
       options.timeout.toMilliseconds() + (options.helmTimeout ? PROCESS_GRACE.toMilliseconds() : 0);
     const run = () =>
       spawnHelm(bin, full, {
-        env: helmEnv({ helmHome: this.opts.helmHome, env: this.opts.env }),
+        env: helmEnv({
+          helmHome: this.opts.helmHome,
+          env: this.opts.env,
+          dockerConfig: call.dockerConfigDir,
+        }),
         input: options.input ?? "",
         timeoutMs: timeout,
         ...(this.opts.signal !== undefined ? { signal: this.opts.signal } : {}),

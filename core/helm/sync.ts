@@ -2,8 +2,8 @@
  * The synchronous helm runner of the cdk8s construct (constructs are built synchronously): the
  * same binary lookup, environment, call dir and sweep, argv, chart preparation, redaction and
  * error mapping as the async {@link HelmRunner}, with `spawnSync` as the only difference. It runs
- * `helm version` and `helm template` (plus the `repo add` / `registry login` a chart with
- * credentials needs); no command here talks to a cluster.
+ * `helm version` and `helm template` (plus the `repo add` a repository chart with credentials
+ * needs); no command here talks to a cluster.
  *
  * @module
  */
@@ -76,7 +76,7 @@ function runSync(
   const full = call.argv(args, false);
   const started = Date.now();
   const r = spawnSync(bin, full, {
-    env: helmEnv(),
+    env: helmEnv({ dockerConfig: call.dockerConfigDir }),
     input,
     maxBuffer: MAX_BUFFER,
     encoding: "utf8",

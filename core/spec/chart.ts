@@ -9,7 +9,14 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SpecError } from "../errors.js";
-import { describe, isPlainObject, optionalBoolean, optionalString, readableFile } from "./fields.js";
+import {
+  describe,
+  isPlainObject,
+  optionalBoolean,
+  optionalString,
+  readableFile,
+  urlForMessage,
+} from "./fields.js";
 import type { ResolvedChartSource, ResolvedPathChart, ResolvedRepoChart } from "./types.js";
 
 const CHART_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -236,12 +243,4 @@ function refuseCleartextPassword(repo: string, plainHttp: boolean, insecureSkipT
       `chart.insecureSkipTlsVerify is true, so chart.password would go to a server whose certificate is not checked: give its CA in chart.caFile instead, ${dropAuth}`,
     );
   }
-}
-
-/** `url` for an error message: its userinfo, query and fragment (which may hold credentials) replaced by `…`. */
-function urlForMessage(url: string): string {
-  return url
-    .replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#]*@/i, "$1…@")
-    .replace(/\?.*$/s, "?…")
-    .replace(/#.*$/s, "#…");
 }

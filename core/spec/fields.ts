@@ -1,7 +1,7 @@
 /**
  * Field-level checks of the spec validation: plain objects, optional booleans and strings,
  * durations, readable files, unknown keys, and how a bad value is described in a message
- * (secrets by type only, never by content). Every check throws a {@link SpecError} naming the
+ * (secrets by type only, never by content; URLs without userinfo, query or fragment). Every check throws a {@link SpecError} naming the
  * field path and what would be accepted.
  *
  * @module
@@ -10,6 +10,7 @@ import { accessSync, constants, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { Duration } from "../duration.js";
 import { SpecError } from "../errors.js";
+import { MAX_DURATION } from "./types.js";
 
 export function readableFile(p: string, field: string, what: string): string {
   const abs = resolve(p);
@@ -32,39 +33,39 @@ export function readableFile(p: string, field: string, what: string): string {
 
 /**
  * Converts a duration input (a {@link Duration}, a string such as `"5m"`, or a number of
- * seconds) into a positive {@link Duration}.
+ * seconds) into a positive {@link Duration} of at most {@link MAX_DURATION}.
  *
  * @param value - the input
  * @param field - the prop, for the error message
  * @param fallback - returned when `value` is undefined; @default - none: undefined is an error
- * @throws SpecError naming `field` when the value is not a positive duration
+ * @throws SpecError naming `field` when the value is not a positive duration, or is longer than {@link MAX_DURATION}
  */
 export function toDuration(value: unknown, field: string, fallback?: Duration): Duration {
   if (value === undefined && fallback !== undefined) return fallback;
-  let d: Duration | undefined;
-  if (Duration.isDuration(value)) d = value;
-  else if (typeof value === "number" && Number.isFinite(value) && value >= 0) d = Duration.seconds(value);
-  else if (typeof value === "string") {
-    try {
-      d = Duration.parse(value, field);
-    } catch {
-      d = undefined;
-    }
-  }
-  if (d === undefined || d.isZero()) {
-    const shown = Duration.isDuration(value)
-      ? JSON.stringify(value.toString())
-      : typeof value === "string"
-        ? JSON.stringify(value)
-        : typeof value === "number"
-          ? String(value)
-          : describe(value);
+  let ms: number | undefined;
+  if (Duration.isDuration(value)) ms = value.toMilliseconds();
+  else if (typeof value === "number" && Number.isFinite(value) && value >= 0) ms = value * 1000;
+  else if (typeof value === "string") ms = Duration.parseMillis(value);
+  const shown = Duration.isDuration(value)
+    ? JSON.stringify(value.toString())
+    : typeof value === "string"
+      ? JSON.stringify(value)
+      : typeof value === "number"
+        ? String(value)
+        : describe(value);
+  if (ms === undefined || ms === 0) {
     throw new SpecError(
       field,
       `${field} ${shown} is invalid: must be a positive duration such as "5m", "300s" or "1h30m", or a number of seconds`,
     );
   }
-  return d;
+  if (ms > MAX_DURATION.toMilliseconds()) {
+    throw new SpecError(
+      field,
+      `${field} ${shown} is too long: must be a positive duration of at most ${MAX_DURATION} (${MAX_DURATION.toSeconds()} seconds), such as "30m" or "2h"`,
+    );
+  }
+  return Duration.isDuration(value) ? value : Duration.millis(ms);
 }
 
 export function rejectUnknown(
@@ -112,6 +113,18 @@ export function describeSecret(value: unknown): string {
     return describe(value);
   }
   return `a ${typeof value} (a secret field: its content is never shown)`;
+}
+
+/**
+ * `url` for an error message: its userinfo (everything before the last `@` of the part after the
+ * scheme, so a password holding `/` or `@` is hidden too), query and fragment, which may hold
+ * credentials, replaced by `…`. Works on text that is not a valid URL.
+ */
+export function urlForMessage(url: string): string {
+  return url
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^?#]*@/is, "$1…@")
+    .replace(/\?.*$/s, "?…")
+    .replace(/#.*$/s, "#…");
 }
 
 export function describe(value: unknown): string {

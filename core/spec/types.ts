@@ -41,7 +41,10 @@ export interface PathChartSource {
 /** Where the chart comes from: a repository (`repo` + `name`) or a local `path`. */
 export type ChartSource = RepoChartSource | PathChartSource;
 
-/** A duration as accepted in input: a {@link Duration}, a string such as `"5m"`, or a number of seconds. */
+/**
+ * A duration as accepted in input: a {@link Duration}, a string such as `"5m"`, or a number of
+ * seconds; more than zero and at most 24 hours ({@link MAX_DURATION}).
+ */
 export type DurationInput = Duration | string | number;
 
 /** Options of each install or upgrade attempt. */
@@ -200,6 +203,11 @@ export const DEFAULT_DEADLINE = Duration.minutes(15);
 export const DEFAULT_MIN_BACKOFF = Duration.seconds(2);
 /** Default largest backoff. */
 export const DEFAULT_MAX_BACKOFF = Duration.seconds(30);
+/**
+ * The longest duration any field of a spec takes (`install.timeout`, `retry.*`): 24 hours, well
+ * inside what a timer can wait even with the grace helm's process gets after its own timeout.
+ */
+export const MAX_DURATION = Duration.hours(24);
 
 /** helm's limit on release names. */
 export const MAX_RELEASE_NAME_LENGTH = 53;

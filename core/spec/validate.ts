@@ -7,6 +7,7 @@
  */
 import type { Duration } from "../duration.js";
 import { SpecError } from "../errors.js";
+import { readValuesFile, rejectProtoKeys, valuesPath } from "../values.js";
 import { validateChart } from "./chart.js";
 import {
   describe,
@@ -44,7 +45,8 @@ const RETRY_KEYS = new Set(["deadline", "minBackoff", "maxBackoff"]);
  *
  * Top-level keys that are not part of {@link AddonSpec} are ignored (front ends pass their
  * inputs through); unknown keys inside `chart`, `install` and `retry` are rejected as typos.
- * Files named by `valueFiles`, `chart.path` and `chart.caFile` must exist and be readable.
+ * Files named by `valueFiles`, `chart.path` and `chart.caFile` must exist and be readable; values
+ * files must be UTF-8 YAML mappings. No values key may be named `__proto__`.
  *
  * @param input - the spec, typically an {@link AddonSpec} or plain JSON from Pulumi inputs
  * @throws SpecError naming the field path and the fix
@@ -166,6 +168,7 @@ function validateValues(value: unknown): Readonly<Record<string, unknown>> {
     );
   }
   checkJson(value, "values");
+  rejectProtoKeys(value, "values");
   return value;
 }
 
@@ -180,9 +183,7 @@ function checkJson(value: unknown, path: string): void {
     return;
   }
   if (isPlainObject(value)) {
-    for (const [k, v] of Object.entries(value)) {
-      checkJson(v, /^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`);
-    }
+    for (const [k, v] of Object.entries(value)) checkJson(v, valuesPath(path, k));
     return;
   }
   throw new SpecError(
@@ -204,7 +205,9 @@ function validateValueFiles(value: unknown): readonly string[] {
     if (typeof f !== "string" || f === "") {
       throw new SpecError(field, `${field} is invalid: must be a file path, got ${describe(f)}`);
     }
-    return readableFile(f, field, "a YAML values file");
+    const file = readableFile(f, field, "a YAML values file");
+    readValuesFile(f, field);
+    return file;
   });
 }
 
