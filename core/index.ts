@@ -64,6 +64,7 @@ export {
   type ProgressEvent,
 } from "./install.js";
 export { isKeyedDigest, KEYED_DIGEST_PREFIX, keyedValuesDigest, newDigestKey } from "./keyed-digest.js";
+export { type Ownership, OwnershipError, type ReleaseOwner } from "./lifecycle/ownership.js";
 export {
   type ClassifyOptions,
   classifyRelease,

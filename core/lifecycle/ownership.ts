@@ -34,7 +34,7 @@ export const OWN_REVISION_LABEL = "helm-handoff.dev/revision";
 
 /** Who writes: the resource (stable across runs) and its current instance. */
 export interface ReleaseOwner {
-  /** Stable id of the owning resource: {@link ownerIdOf} its URN (a label value, not a secret). */
+  /** Stable id of the owning resource, e.g. a hash of its Pulumi URN (a label value, not a secret). */
   readonly id: string;
   /** Readable name of the owner for messages, e.g. `platform.prod.cni` (a label value). */
   readonly name: string;
@@ -44,11 +44,34 @@ export interface ReleaseOwner {
 
 /** Whose a release's current revision is (see the module comment). */
 export type Ownership =
-  | { readonly kind: "ours" }
-  | { readonly kind: "replaced"; readonly instance: string }
-  | { readonly kind: "overwritten"; readonly ownRevision: string }
-  | { readonly kind: "other-owner"; readonly ownerId: string; readonly ownerName: string }
-  | { readonly kind: "foreign" };
+  | {
+      /** This owner and instance wrote it. */
+      readonly kind: "ours";
+    }
+  | {
+      /** This owner wrote it, as another instance. */
+      readonly kind: "replaced";
+      /** The instance that wrote it. */
+      readonly instance: string;
+    }
+  | {
+      /** Someone else wrote it on top of this owner's revision. */
+      readonly kind: "overwritten";
+      /** The revision this owner last wrote (`""` when unmarked). */
+      readonly ownRevision: string;
+    }
+  | {
+      /** Another helm-handoff resource wrote it. */
+      readonly kind: "other-owner";
+      /** Its owner id. */
+      readonly ownerId: string;
+      /** Its readable name (`""` when unmarked). */
+      readonly ownerName: string;
+    }
+  | {
+      /** No owner label: helm-handoff did not write it. */
+      readonly kind: "foreign";
+    };
 
 /** What writes a lifecycle step may make on a release: creates and updates take over their own predecessors, a delete only its own instance's. */
 export type WriteIntent = "converge" | "delete";
