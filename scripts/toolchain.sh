@@ -27,6 +27,9 @@ PULUMI_YAML_VERSION=v1.25.0
 # The last Go language host the module proxy serves: inside sdk/v3 (later hosts are a module of
 # their own, github.com/pulumi/pulumi/sdk/go/pulumi-language-go/v3, which the proxy refuses).
 PULUMI_GO_HOST_SDK_VERSION=v3.62.0
+# The last Node.js language host the module proxy serves: inside sdk/v3 up to v3.68.0 (later hosts
+# are github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3, which the proxy refuses).
+PULUMI_NODEJS_HOST_SDK_VERSION=v3.68.0
 # Bump when a recipe below changes, so stale builds are not reused.
 RECIPE=1
 
@@ -211,6 +214,16 @@ build_pulumi_go_host() {
   go build -trimpath -ldflags "-s -w" -o "$out/pulumi-language-go" github.com/pulumi/pulumi/sdk/v3/go/pulumi-language-go
 }
 
+# The Node.js language host, for `pulumi up` of a TypeScript or JavaScript project directory (an old
+# host: see the pin, and README "The toolchain" for what it lacks).
+build_pulumi_nodejs_host() {
+  local out="$1"; wrapper "$2" local/pulumi-nodejs-host
+  go get "github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs@$PULUMI_NODEJS_HOST_SDK_VERSION" >&2
+  go build -trimpath \
+    -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$PULUMI_NODEJS_HOST_SDK_VERSION" \
+    -o "$out/pulumi-language-nodejs" github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs
+}
+
 # Pulumi's Go SDK generator at the CLI's version, for the test that compiles docs/languages.md's Go
 # program (scripts/pulumi-gen-go/main.go; its hash is part of the store key).
 build_pulumi_gen_go() {
@@ -225,8 +238,7 @@ build_pulumi_gen_go() {
 # them (~/.pulumi/bin). The CLI looks for bundled plugins (language hosts, the dynamic-provider
 # shim) beside its own resolved executable and warns "using X from $PATH" when the one found on
 # PATH resolves elsewhere; so the files here are real files (hard links or copies), and bin/ links
-# to them. The Node.js language host is not served by any registry here: it is copied from
-# ../shared/tools (see its README) when that exists.
+# to them.
 lay_out_pulumi() {
   local dir="$CACHE_ROOT/pulumi/bin" cli="$1"
   mkdir -p "$dir"
@@ -241,6 +253,7 @@ lay_out_pulumi() {
   place "$cli" pulumi
   place "$STORE/pulumi-language-yaml-$PULUMI_YAML_VERSION-r$RECIPE/pulumi-language-yaml" pulumi-language-yaml
   place "$STORE/pulumi-language-go-$PULUMI_GO_HOST_SDK_VERSION-r$RECIPE/pulumi-language-go" pulumi-language-go
+  place "$STORE/pulumi-language-nodejs-$PULUMI_NODEJS_HOST_SDK_VERSION-r$RECIPE/pulumi-language-nodejs" pulumi-language-nodejs
   # The dynamic-provider shim every Pulumi install ships (the same script as in @pulumi/pulumi):
   # it runs the @pulumi/pulumi of the program's own directory.
   local shim="$TMP/pulumi-resource-pulumi-nodejs.$BASHPID"
@@ -254,12 +267,6 @@ SHIM
   chmod 755 "$shim"
   place "$shim" pulumi-resource-pulumi-nodejs
   rm -f "$shim"
-  local host="$REPO_ROOT/../shared/tools/pulumi-language-nodejs"
-  if [[ -x "$host" ]]; then
-    place "$host" pulumi-language-nodejs
-  elif [[ ! -x "$dir/pulumi-language-nodejs" ]]; then
-    say "pulumi-language-nodejs: not in ../shared/tools; \`pulumi up\` in a project directory will not work"
-  fi
 }
 
 # ---- what runs -------------------------------------------------------------
@@ -317,12 +324,20 @@ lane_b() {
   local gen
   gen="$(sha256sum "$REPO_ROOT/scripts/pulumi-gen-go/main.go" | cut -c1-12)"
   ensure "pulumi-gen-go-$PULUMI_VERSION-r$RECIPE-$gen" build_pulumi_gen_go pulumi-gen-go
+  local nodejs_host="pulumi-language-nodejs-$PULUMI_NODEJS_HOST_SDK_VERSION-r$RECIPE"
   if [[ -n "$reused" ]]; then
     ensure "pulumi-language-yaml-$PULUMI_YAML_VERSION-r$RECIPE" build_pulumi_yaml pulumi-language-yaml
     ensure "pulumi-language-go-$PULUMI_GO_HOST_SDK_VERSION-r$RECIPE" build_pulumi_go_host pulumi-language-go
+    # A Pulumi install has its Node.js host beside the CLI (on PATH with it): build one only when not.
+    if ambient pulumi-language-nodejs >/dev/null; then
+      say "pulumi-language-nodejs: reusing $(ambient pulumi-language-nodejs)"
+    else
+      ensure "$nodejs_host" build_pulumi_nodejs_host pulumi-language-nodejs
+    fi
   else
     ensure "pulumi-language-yaml-$PULUMI_YAML_VERSION-r$RECIPE" build_pulumi_yaml
     ensure "pulumi-language-go-$PULUMI_GO_HOST_SDK_VERSION-r$RECIPE" build_pulumi_go_host
+    ensure "$nodejs_host" build_pulumi_nodejs_host
     lay_out_pulumi "$STORE/pulumi-$PULUMI_VERSION-r$RECIPE/pulumi"
   fi
   # Upstream CRDs (Cluster API, CAAPH, Flux, Argo CD) for server-side dry runs in tests.

@@ -132,19 +132,19 @@ export async function createProject(options: ProjectOptions): Promise<Project> {
 
 /**
  * The directory holding `pulumi-language-nodejs`, Pulumi's Node.js language host, which every
- * Pulumi install ships but the registries reachable here do not serve: the first directory on PATH
- * that has it, else `../shared/tools` beside this checkout.
+ * Pulumi install ships beside its CLI and the project's toolchain builds: the first directory on
+ * PATH that has it.
  *
- * @throws Error saying where to get it, when it is nowhere: tests of the CLI path fail, not skip.
+ * @throws Error saying how to get it, when it is nowhere: tests of the CLI path fail, not skip.
  */
 export function languageHostDir(): string {
-  const dirs = [...(process.env.PATH ?? "").split(delimiter), join(repoRoot(), "..", "shared", "tools")];
+  const dirs = (process.env.PATH ?? "").split(delimiter);
   const found = dirs.find((dir) => dir !== "" && existsSync(join(dir, "pulumi-language-nodejs")));
   if (found === undefined) {
     throw new Error(
-      "pulumi-language-nodejs (Pulumi's Node.js language host) is neither on PATH nor in ../shared/tools: " +
-        "`pulumi up` in a project directory cannot run without it. It ships with every Pulumi CLI install " +
-        "(https://www.pulumi.com/docs/install/); here it is provided in ../shared/tools (see its README.md).",
+      "pulumi-language-nodejs (Pulumi's Node.js language host) is not on PATH: `pulumi up` in a project " +
+        "directory cannot run without it. Run the tests with `npm test` (scripts/toolchain.sh builds it), " +
+        "or put a Pulumi CLI install's directory (https://www.pulumi.com/docs/install/) on PATH.",
     );
   }
   return found;
