@@ -87,7 +87,11 @@ describe("helm-handoff as a Pulumi package, from a Go program through the CLI", 
     await cp(chartPath("schema"), join(p.dir, "charts", "schema"), { recursive: true });
     const cli = await pulumiCli(p.dir, GO_BUILD_ENV);
     try {
-      await writeGoModule(p.dir, await installedPackageSchema(p.dir), (await cli.run(["version"])).stdout.trim());
+      await writeGoModule(
+        p.dir,
+        await installedPackageSchema(p.dir),
+        (await cli.run(["version"])).stdout.trim(),
+      );
       await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: cluster.kubeconfigPath });
       await cli.run(["config", "set", "releaseName", releaseName]);
       await cli.run(["config", "set", "strategy", strategy]);

@@ -61,7 +61,8 @@ pulumi.export("status", addon.status)
 
 /** A stand-in for the chart docs/languages.md's program installs: its name and version, one ConfigMap. */
 const STAND_IN_CILIUM = {
-  "Chart.yaml": "apiVersion: v2\nname: cilium\nversion: 1.18.4\ndescription: A stand-in for the Cilium chart\n",
+  "Chart.yaml":
+    "apiVersion: v2\nname: cilium\nversion: 1.18.4\ndescription: A stand-in for the Cilium chart\n",
   "values.yaml": "ipam:\n  mode: cluster-pool\n",
   "templates/configmap.yaml":
     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-ipam\n" +
@@ -90,7 +91,11 @@ describe("helm-handoff as a Pulumi package, from a Python program through the CL
   });
   after(async () => {
     await Promise.allSettled(projects.map((p) => p.remove()));
-    await Promise.allSettled([cluster?.stop(), repo?.close(), rm(chartDir, { recursive: true, force: true })]);
+    await Promise.allSettled([
+      cluster?.stop(),
+      repo?.close(),
+      rm(chartDir, { recursive: true, force: true }),
+    ]);
   });
 
   /** A Python project running `program` with the installed package, its kubeconfig configured. */
@@ -139,7 +144,11 @@ describe("helm-handoff as a Pulumi package, from a Python program through the CL
           revision: number;
         };
       }>(cli);
-      assert.deepEqual(cniHandoff.release, { name: "cni", namespace: "kube-system", storageNamespace: "kube-system" });
+      assert.deepEqual(cniHandoff.release, {
+        name: "cni",
+        namespace: "kube-system",
+        storageNamespace: "kube-system",
+      });
       assert.deepEqual(cniHandoff.chart, { source: { repo: repo.url, name: "cilium" }, version: "1.18.4" });
       assert.equal(cniHandoff.strategy, "ApplyOnce");
       assert.equal(cniHandoff.revision, 1);
