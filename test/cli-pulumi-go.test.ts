@@ -19,6 +19,8 @@ import { GO_BUILD_ENV, writeGoModule } from "./support/go-program.js";
 import {
   checkApplyOnceHandsOff,
   checkReconcileUpgradesAndUninstalls,
+  configureAddonStack,
+  disposeAfter,
   installedPackageSchema,
 } from "./support/package-program.js";
 import { createProject, installedVersion, type Project, pulumiCli } from "./support/project.js";
@@ -93,31 +95,22 @@ describe("helm-handoff as a Pulumi package, from a Go program through the CLI", 
         (await cli.run(["version"])).stdout.trim(),
       );
       await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: cluster.kubeconfigPath });
-      await cli.run(["config", "set", "releaseName", releaseName]);
-      await cli.run(["config", "set", "strategy", strategy]);
-      await cli.run(["config", "set", "mode", "a"]);
     } catch (err) {
       await cli.dispose();
       throw err;
     }
-    return cli;
+    return configureAddonStack(cli, releaseName, strategy);
   }
 
   test("an ApplyOnce add-on from a Go program installs once, ignores a values change and keeps the release on destroy", async () => {
     const cli = await goProject("go-apply-once", "go-once", "ApplyOnce");
-    try {
-      await checkApplyOnceHandsOff(cli, cluster, "go-once", NAMESPACE);
-    } finally {
-      await cli.dispose();
-    }
+    await disposeAfter(cli, () => checkApplyOnceHandsOff(cli, cluster, "go-once", NAMESPACE));
   });
 
   test("a Reconcile add-on from a Go program upgrades on a values change and is uninstalled on destroy", async () => {
     const cli = await goProject("go-reconcile", "go-reconcile", "Reconcile");
-    try {
-      await checkReconcileUpgradesAndUninstalls(cli, cluster, "go-reconcile", NAMESPACE);
-    } finally {
-      await cli.dispose();
-    }
+    await disposeAfter(cli, () =>
+      checkReconcileUpgradesAndUninstalls(cli, cluster, "go-reconcile", NAMESPACE),
+    );
   });
 });

@@ -25,6 +25,8 @@ import { chartPath } from "./support/charts.js";
 import {
   checkApplyOnceHandsOff,
   checkReconcileUpgradesAndUninstalls,
+  configureAddonStack,
+  disposeAfter,
   installedPackageSchema,
   stackOutputs,
 } from "./support/package-program.js";
@@ -159,33 +161,18 @@ describe("helm-handoff as a Pulumi package, from a Python program through the CL
 
   /** A project of {@link PYTHON_PROGRAM} configured for `releaseName`, `strategy` and mode "a". */
   async function configuredProject(name: string, releaseName: string, strategy: string) {
-    const cli = await pythonProject(name, PYTHON_PROGRAM);
-    try {
-      await cli.run(["config", "set", "releaseName", releaseName]);
-      await cli.run(["config", "set", "strategy", strategy]);
-      await cli.run(["config", "set", "mode", "a"]);
-    } catch (err) {
-      await cli.dispose();
-      throw err;
-    }
-    return cli;
+    return configureAddonStack(await pythonProject(name, PYTHON_PROGRAM), releaseName, strategy);
   }
 
   test("an ApplyOnce add-on from a Python program installs once, ignores a values change and keeps the release on destroy", async () => {
     const cli = await configuredProject("py-apply-once", "py-once", "ApplyOnce");
-    try {
-      await checkApplyOnceHandsOff(cli, cluster, "py-once", NAMESPACE);
-    } finally {
-      await cli.dispose();
-    }
+    await disposeAfter(cli, () => checkApplyOnceHandsOff(cli, cluster, "py-once", NAMESPACE));
   });
 
   test("a Reconcile add-on from a Python program upgrades on a values change and is uninstalled on destroy", async () => {
     const cli = await configuredProject("py-reconcile", "py-reconcile", "Reconcile");
-    try {
-      await checkReconcileUpgradesAndUninstalls(cli, cluster, "py-reconcile", NAMESPACE);
-    } finally {
-      await cli.dispose();
-    }
+    await disposeAfter(cli, () =>
+      checkReconcileUpgradesAndUninstalls(cli, cluster, "py-reconcile", NAMESPACE),
+    );
   });
 });

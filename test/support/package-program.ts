@@ -25,6 +25,34 @@ export async function stackOutputs<T = Outputs>(cli: PulumiCli): Promise<T> {
 }
 
 /**
+ * Sets the config the programs read besides the kubeconfig: `releaseName`, `strategy` and `mode`
+ * "a". Disposes `cli` and rethrows when a command fails.
+ */
+export async function configureAddonStack(
+  cli: PulumiCli,
+  releaseName: string,
+  strategy: string,
+): Promise<PulumiCli> {
+  try {
+    const config = { releaseName, strategy, mode: "a" };
+    for (const [key, value] of Object.entries(config)) await cli.run(["config", "set", key, value]);
+  } catch (err) {
+    await cli.dispose();
+    throw err;
+  }
+  return cli;
+}
+
+/** Runs `check` on `cli`, then disposes `cli` whatever the outcome. */
+export async function disposeAfter(cli: PulumiCli, check: (cli: PulumiCli) => Promise<void>): Promise<void> {
+  try {
+    await check(cli);
+  } finally {
+    await cli.dispose();
+  }
+}
+
+/**
  * The schema (JSON) the package installed in `projectDir`'s node_modules serves: what `pulumi package
  * add` reads before it generates a language's SDK.
  */
