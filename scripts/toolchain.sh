@@ -234,6 +234,53 @@ build_pulumi_gen_go() {
   go build -trimpath -ldflags "-s -w" -o "$out/pulumi-gen-go" .
 }
 
+# ---- Python: a Python program using the package ---------------------------
+# Python's language host and Pulumi's Python SDK generator, for the test of docs/languages.md's
+# Python program (the Python SDK itself, `pulumi`, comes from PyPI in that test's virtualenv).
+# The last Python host the module proxy serves is inside sdk/v3 (later hosts are a module of their
+# own, github.com/pulumi/pulumi/sdk/python/cmd/pulumi-language-python/v3, which the proxy refuses;
+# sdk/v3 v3.80.0 no longer has the host). It runs its `pulumi-language-python-exec` script (of the
+# same version) from beside its own resolved executable, so both live in one directory.
+PULUMI_PYTHON_HOST_SDK_VERSION=v3.79.0
+
+build_pulumi_python_host() {
+  local out="$1"; wrapper "$2" local/pulumipythonhost
+  go get "github.com/pulumi/pulumi/sdk/v3/python/cmd/pulumi-language-python@$PULUMI_PYTHON_HOST_SDK_VERSION" >&2
+  go build -trimpath \
+    -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$PULUMI_PYTHON_HOST_SDK_VERSION" \
+    -o "$out/pulumi-language-python" github.com/pulumi/pulumi/sdk/v3/python/cmd/pulumi-language-python
+  local dir
+  dir="$(go list -m -f '{{.Dir}}' github.com/pulumi/pulumi/sdk/v3)"
+  install -m 755 "$dir/python/cmd/pulumi-language-python-exec" "$out/pulumi-language-python-exec"
+}
+
+# Pulumi's Python SDK generator at the CLI's version (scripts/pulumi-gen-python/main.go; its hash is
+# part of the store key).
+build_pulumi_gen_python() {
+  local out="$1"; wrapper "$2" local/pulumigenpython
+  cp "$REPO_ROOT/scripts/pulumi-gen-python/main.go" main.go
+  go get "github.com/pulumi/pulumi/pkg/v3@$PULUMI_VERSION" >&2
+  go mod tidy >&2
+  go build -trimpath -ldflags "-s -w" -o "$out/pulumi-gen-python" .
+}
+
+# python_tools REUSED: builds both; the host and its script go beside the CLI (lay_out_pulumi's
+# `place`) unless REUSED is set (a Pulumi install on PATH), then bin/ links to the store.
+python_tools() {
+  local gen host="pulumi-language-python-$PULUMI_PYTHON_HOST_SDK_VERSION-r$RECIPE"
+  gen="$(sha256sum "$REPO_ROOT/scripts/pulumi-gen-python/main.go" | cut -c1-12)"
+  ensure "pulumi-gen-python-$PULUMI_VERSION-r$RECIPE-$gen" build_pulumi_gen_python pulumi-gen-python
+  if [[ -n "$1" ]]; then
+    ensure "$host" build_pulumi_python_host pulumi-language-python pulumi-language-python-exec
+  else
+    ensure "$host" build_pulumi_python_host
+    local dir="$CACHE_ROOT/pulumi/bin" # where `place` puts files (lay_out_pulumi's directory)
+    place "$STORE/$host/pulumi-language-python" pulumi-language-python
+    place "$STORE/$host/pulumi-language-python-exec" pulumi-language-python-exec
+  fi
+}
+# ---- end of Python ----------------------------------------------------------
+
 # lay_out_pulumi: the CLI and its bundled plugins in one directory, the way a Pulumi install has
 # them (~/.pulumi/bin). The CLI looks for bundled plugins (language hosts, the dynamic-provider
 # shim) beside its own resolved executable and warns "using X from $PATH" when the one found on
@@ -340,6 +387,7 @@ lane_b() {
     ensure "$nodejs_host" build_pulumi_nodejs_host
     lay_out_pulumi "$STORE/pulumi-$PULUMI_VERSION-r$RECIPE/pulumi"
   fi
+  python_tools "$reused"
   # Upstream CRDs (Cluster API, CAAPH, Flux, Argo CD) for server-side dry runs in tests.
   "$REPO_ROOT/scripts/crds.sh" >&2
 }

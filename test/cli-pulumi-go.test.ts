@@ -13,11 +13,16 @@
 import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { pathToFileURL } from "node:url";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import { chartPath } from "./support/charts.js";
 import { GO_BUILD_ENV, writeGoModule } from "./support/go-program.js";
-import { checkApplyOnceHandsOff, checkReconcileUpgradesAndUninstalls } from "./support/package-program.js";
+import {
+  checkApplyOnceHandsOff,
+  checkReconcileUpgradesAndUninstalls,
+  configureAddonStack,
+  disposeAfter,
+  installedPackageSchema,
+} from "./support/package-program.js";
 import { createProject, installedVersion, type Project, pulumiCli } from "./support/project.js";
 
 const NAMESPACE = "cli-go";
@@ -84,47 +89,28 @@ describe("helm-handoff as a Pulumi package, from a Go program through the CLI", 
     await cp(chartPath("schema"), join(p.dir, "charts", "schema"), { recursive: true });
     const cli = await pulumiCli(p.dir, GO_BUILD_ENV);
     try {
-      // The schema the installed package serves (what `pulumi package add` reads), and the CLI's Go SDK.
-      const schemaModule = join(
+      await writeGoModule(
         p.dir,
-        "node_modules",
-        "helm-handoff",
-        "dist",
-        "provider",
-        "plugin",
-        "schema.js",
+        await installedPackageSchema(p.dir),
+        (await cli.run(["version"])).stdout.trim(),
       );
-      const { packageSchema } = (await import(pathToFileURL(schemaModule).href)) as {
-        packageSchema(version: string): unknown;
-      };
-      const schema = JSON.stringify(packageSchema(installedVersion("helm-handoff")));
-      await writeGoModule(p.dir, schema, (await cli.run(["version"])).stdout.trim());
       await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: cluster.kubeconfigPath });
-      await cli.run(["config", "set", "releaseName", releaseName]);
-      await cli.run(["config", "set", "strategy", strategy]);
-      await cli.run(["config", "set", "mode", "a"]);
     } catch (err) {
       await cli.dispose();
       throw err;
     }
-    return cli;
+    return configureAddonStack(cli, releaseName, strategy);
   }
 
   test("an ApplyOnce add-on from a Go program installs once, ignores a values change and keeps the release on destroy", async () => {
     const cli = await goProject("go-apply-once", "go-once", "ApplyOnce");
-    try {
-      await checkApplyOnceHandsOff(cli, cluster, "go-once", NAMESPACE);
-    } finally {
-      await cli.dispose();
-    }
+    await disposeAfter(cli, () => checkApplyOnceHandsOff(cli, cluster, "go-once", NAMESPACE));
   });
 
   test("a Reconcile add-on from a Go program upgrades on a values change and is uninstalled on destroy", async () => {
     const cli = await goProject("go-reconcile", "go-reconcile", "Reconcile");
-    try {
-      await checkReconcileUpgradesAndUninstalls(cli, cluster, "go-reconcile", NAMESPACE);
-    } finally {
-      await cli.dispose();
-    }
+    await disposeAfter(cli, () =>
+      checkReconcileUpgradesAndUninstalls(cli, cluster, "go-reconcile", NAMESPACE),
+    );
   });
 });

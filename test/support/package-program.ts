@@ -1,15 +1,17 @@
 /**
  * The lifecycle every program using helm-handoff as a Pulumi package goes through in the CLI tests,
- * whatever its language (YAML, Go): one implementation of the checks, so that each language is held
- * to the same ones. The program installs one add-on of the `schema` chart with `values: { replicas:
+ * whatever its language (YAML, Go, Python): one implementation of the checks, so that each language
+ * is held to the same ones. The program installs one add-on of the `schema` chart with `values: { replicas:
  * 1, mode }`, takes `mode` from config, and exports `handoff` and `status`.
  *
  * @module
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { LocalCluster } from "../../local-cluster/index.js";
 import { liveRelease } from "./addon.js";
-import type { PulumiCli } from "./project.js";
+import { installedVersion, type PulumiCli } from "./project.js";
 
 /** What the programs export (the fields these checks read). */
 interface Outputs {
@@ -20,6 +22,46 @@ interface Outputs {
 /** The stack's outputs, secrets shown. */
 export async function stackOutputs<T = Outputs>(cli: PulumiCli): Promise<T> {
   return JSON.parse((await cli.run(["stack", "output", "--json", "--show-secrets"])).stdout) as T;
+}
+
+/**
+ * Sets the config the programs read besides the kubeconfig: `releaseName`, `strategy` and `mode`
+ * "a". Disposes `cli` and rethrows when a command fails.
+ */
+export async function configureAddonStack(
+  cli: PulumiCli,
+  releaseName: string,
+  strategy: string,
+): Promise<PulumiCli> {
+  try {
+    const config = { releaseName, strategy, mode: "a" };
+    for (const [key, value] of Object.entries(config)) await cli.run(["config", "set", key, value]);
+  } catch (err) {
+    await cli.dispose();
+    throw err;
+  }
+  return cli;
+}
+
+/** Runs `check` on `cli`, then disposes `cli` whatever the outcome. */
+export async function disposeAfter(cli: PulumiCli, check: (cli: PulumiCli) => Promise<void>): Promise<void> {
+  try {
+    await check(cli);
+  } finally {
+    await cli.dispose();
+  }
+}
+
+/**
+ * The schema (JSON) the package installed in `projectDir`'s node_modules serves: what `pulumi package
+ * add` reads before it generates a language's SDK.
+ */
+export async function installedPackageSchema(projectDir: string): Promise<string> {
+  const module = join(projectDir, "node_modules", "helm-handoff", "dist", "provider", "plugin", "schema.js");
+  const { packageSchema } = (await import(pathToFileURL(module).href)) as {
+    packageSchema(version: string): unknown;
+  };
+  return JSON.stringify(packageSchema(installedVersion("helm-handoff")));
 }
 
 /**
