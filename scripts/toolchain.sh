@@ -64,6 +64,25 @@ link() {
   ln -sfn "$2" "$tmp" && mv -Tf "$tmp" "$BIN/$1"
 }
 
+# Where the pulumi CLI and its bundled plugins are laid out (see lay_out_pulumi).
+LAYOUT="$CACHE_ROOT/pulumi/bin"
+
+# place SRC NAME: hard link (or copy) SRC to $LAYOUT/NAME atomically, then link bin/NAME to it.
+# Two runs at once may place the same file: a rename onto the very file already there (the other
+# run's hard link to the same SRC) is refused by mv, and is already done.
+place() {
+  mkdir -p "$LAYOUT"
+  if [[ ! "$1" -ef "$LAYOUT/$2" ]] && ! cmp -s "$1" "$LAYOUT/$2"; then
+    local tmp="$LAYOUT/.$2.$BASHPID.tmp"
+    ln -f "$1" "$tmp" 2>/dev/null || cp -f "$1" "$tmp"
+    if ! mv -Tf "$tmp" "$LAYOUT/$2" 2>/dev/null; then
+      cmp -s "$tmp" "$LAYOUT/$2" || { rm -f "$tmp"; die "$2: could not be placed in $LAYOUT"; }
+      rm -f "$tmp"
+    fi
+  fi
+  link "$2" "$LAYOUT/$2"
+}
+
 # ensure KEY BUILDER BIN_NAMES...: run BUILDER OUT_DIR once per KEY, under a
 # lock, into a temp dir that is renamed to store/KEY only on success.
 ensure() {
@@ -274,7 +293,6 @@ python_tools() {
     ensure "$host" build_pulumi_python_host pulumi-language-python pulumi-language-python-exec
   else
     ensure "$host" build_pulumi_python_host
-    local dir="$CACHE_ROOT/pulumi/bin" # where `place` puts files (lay_out_pulumi's directory)
     place "$STORE/$host/pulumi-language-python" pulumi-language-python
     place "$STORE/$host/pulumi-language-python-exec" pulumi-language-python-exec
   fi
@@ -287,16 +305,7 @@ python_tools() {
 # PATH resolves elsewhere; so the files here are real files (hard links or copies), and bin/ links
 # to them.
 lay_out_pulumi() {
-  local dir="$CACHE_ROOT/pulumi/bin" cli="$1"
-  mkdir -p "$dir"
-  place() { # place SRC NAME: hard link (or copy) SRC to $dir/NAME atomically, then link bin/NAME to it
-    if [[ ! "$1" -ef "$dir/$2" ]] && ! cmp -s "$1" "$dir/$2"; then
-      local tmp="$dir/.$2.$BASHPID.tmp"
-      ln -f "$1" "$tmp" 2>/dev/null || cp -f "$1" "$tmp"
-      mv -Tf "$tmp" "$dir/$2"
-    fi
-    link "$2" "$dir/$2"
-  }
+  local cli="$1"
   place "$cli" pulumi
   place "$STORE/pulumi-language-yaml-$PULUMI_YAML_VERSION-r$RECIPE/pulumi-language-yaml" pulumi-language-yaml
   place "$STORE/pulumi-language-go-$PULUMI_GO_HOST_SDK_VERSION-r$RECIPE/pulumi-language-go" pulumi-language-go
