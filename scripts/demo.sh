@@ -5,7 +5,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 if [[ -z "${HELM_HANDOFF_TOOLCHAIN_BIN:-}" ]]; then
-  exec "$root/scripts/with-toolchain.sh" "$0" "$@"
+  exec "$root/scripts/with-toolchain.sh" --demo "$0" "$@"
 fi
 tsc -p tsconfig.json
 exec node dist/examples/bootstrap/demo.js "$@"

@@ -5,11 +5,15 @@
 # modules (or, for node, installed from the npm registry) and cached by version
 # under .../toolchain/store/NAME-VERSION. A second run is a cache hit.
 #
-# Usage: scripts/toolchain.sh [--print-bin]
+# Usage: scripts/toolchain.sh [--demo] [--print-bin]
+#   --demo        only what `npm run demo` needs: node, helm, etcd, the Kubernetes binaries, kwok,
+#                 and the pulumi CLI with its Node.js language host (no registry, no
+#                 pulumi-resource-kubernetes, no YAML/Go/Python hosts or SDK generators, no CRDs)
 #   --print-bin   print the bin directory on stdout (all progress goes to stderr)
 #
-# Safe to run twice at once (one flock per tool and version); a failed build
-# leaves nothing behind (builds happen in a temp dir renamed into place).
+# Every cold build says how long it usually takes and reports every minute while it runs.
+# Safe to run twice at once (one flock per tool and version; laying out bin/ tolerates the other
+# run); a failed build leaves nothing behind (builds happen in a temp dir renamed into place).
 set -euo pipefail
 
 # ---- pinned versions (change here, nowhere else) ---------------------------
@@ -83,6 +87,23 @@ place() {
   link "$2" "$LAYOUT/$2"
 }
 
+# How long each cold build took on a 2-core machine with both lanes building (build-times.log),
+# by the store key's tool name: said when a build starts, so a long one is not taken for a hang.
+expected() {
+  case "$1" in
+    node-*) echo "10 s" ;;
+    helm-*) echo "5 min" ;;
+    etcd-*) echo "1 min" ;;
+    kube-*) echo "12 min" ;;
+    kwok-*) echo "4 min" ;;
+    registry-*) echo "3 min" ;;
+    pulumi-kubernetes-*) echo "11 min" ;;
+    pulumi-language-* | pulumi-gen-*) echo "1 min" ;;
+    pulumi-*) echo "10 min" ;;
+    *) echo "a few minutes" ;;
+  esac
+}
+
 # ensure KEY BUILDER BIN_NAMES...: run BUILDER OUT_DIR once per KEY, under a
 # lock, into a temp dir that is renamed to store/KEY only on success.
 ensure() {
@@ -98,8 +119,18 @@ ensure() {
       local work start
       work="$(mktemp -d "$TMP/$key.XXXXXX")"
       start=$SECONDS
-      say "$key: building (cold)"
-      if ! (set -e; "$builder" "$work/out" "$work"); then
+      say "$key: building (cold; usually about $(expected "$key") on 2 cores)"
+      (set -e; "$builder" "$work/out" "$work") &
+      local pid=$! rc=0 next=$((SECONDS + 60))
+      while kill -0 "$pid" 2>/dev/null; do
+        sleep 1
+        if ((SECONDS >= next)); then
+          say "$key: still building ($(((SECONDS - start) / 60)) min so far)"
+          next=$((SECONDS + 60))
+        fi
+      done
+      wait "$pid" || rc=$?
+      if ((rc != 0)); then
         rm -rf "$work"
         exec {lockfd}>&-
         die "$key: build failed (nothing was installed)"
@@ -307,9 +338,13 @@ python_tools() {
 lay_out_pulumi() {
   local cli="$1"
   place "$cli" pulumi
-  place "$STORE/pulumi-language-yaml-$PULUMI_YAML_VERSION-r$RECIPE/pulumi-language-yaml" pulumi-language-yaml
-  place "$STORE/pulumi-language-go-$PULUMI_GO_HOST_SDK_VERSION-r$RECIPE/pulumi-language-go" pulumi-language-go
-  place "$STORE/pulumi-language-nodejs-$PULUMI_NODEJS_HOST_SDK_VERSION-r$RECIPE/pulumi-language-nodejs" pulumi-language-nodejs
+  local host
+  for host in "pulumi-language-nodejs-$PULUMI_NODEJS_HOST_SDK_VERSION-r$RECIPE/pulumi-language-nodejs" \
+    "pulumi-language-yaml-$PULUMI_YAML_VERSION-r$RECIPE/pulumi-language-yaml" \
+    "pulumi-language-go-$PULUMI_GO_HOST_SDK_VERSION-r$RECIPE/pulumi-language-go"; do
+    # The hosts built so far (`--demo` builds the Node.js one only).
+    [[ -f "$STORE/${host%%/*}/.complete" ]] && place "$STORE/$host" "${host##*/}"
+  done
   # The dynamic-provider shim every Pulumi install ships (the same script as in @pulumi/pulumi):
   # it runs the @pulumi/pulumi of the program's own directory.
   local shim="$TMP/pulumi-resource-pulumi-nodejs.$BASHPID"
@@ -365,10 +400,9 @@ lane_a() {
   fi
 }
 
+# The second lane: the pulumi CLI first (the demo's longest build besides kube), then kwok; with
+# everything else the tests use after them unless DEMO is set.
 lane_b() {
-  # kwok is always taken from its module: the binary alone lacks the stages.
-  ensure "kwok-$KWOK_VERSION-r$RECIPE-stages2" build_kwok kwok kwok-stages
-  ensure "registry-$REGISTRY_VERSION-r$RECIPE" build_registry registry
   local p reused=""
   if p="$(ambient pulumi)" && [[ "$("$p" version 2>/dev/null)" == v3.* ]]; then
     say "pulumi: reusing $p (a Pulumi install: its bundled plugins are beside it)"; link pulumi "$p"
@@ -376,33 +410,52 @@ lane_b() {
   else
     ensure "pulumi-$PULUMI_VERSION-r$RECIPE" build_pulumi
   fi
+  local nodejs_host="pulumi-language-nodejs-$PULUMI_NODEJS_HOST_SDK_VERSION-r$RECIPE"
+  if [[ -z "$reused" ]]; then
+    ensure "$nodejs_host" build_pulumi_nodejs_host
+    lay_out_pulumi "$STORE/pulumi-$PULUMI_VERSION-r$RECIPE/pulumi"
+  elif ambient pulumi-language-nodejs >/dev/null; then
+    # A Pulumi install has its Node.js host beside the CLI (on PATH with it): build one only when not.
+    say "pulumi-language-nodejs: reusing $(ambient pulumi-language-nodejs)"
+  else
+    ensure "$nodejs_host" build_pulumi_nodejs_host pulumi-language-nodejs
+  fi
+  # kwok is always taken from its module: the binary alone lacks the stages.
+  ensure "kwok-$KWOK_VERSION-r$RECIPE-stages2" build_kwok kwok kwok-stages
+  [[ -n "$DEMO" ]] || test_tools "$reused"
+}
+
+# test_tools REUSED: what only the tests need (REUSED: the pulumi CLI is a Pulumi install on PATH).
+test_tools() {
+  ensure "registry-$REGISTRY_VERSION-r$RECIPE" build_registry registry
   ensure "pulumi-kubernetes-$PULUMI_K8S_VERSION-r$RECIPE" build_pulumi_k8s pulumi-resource-kubernetes
   local gen
   gen="$(sha256sum "$REPO_ROOT/scripts/pulumi-gen-go/main.go" | cut -c1-12)"
   ensure "pulumi-gen-go-$PULUMI_VERSION-r$RECIPE-$gen" build_pulumi_gen_go pulumi-gen-go
-  local nodejs_host="pulumi-language-nodejs-$PULUMI_NODEJS_HOST_SDK_VERSION-r$RECIPE"
-  if [[ -n "$reused" ]]; then
+  if [[ -n "$1" ]]; then
     ensure "pulumi-language-yaml-$PULUMI_YAML_VERSION-r$RECIPE" build_pulumi_yaml pulumi-language-yaml
     ensure "pulumi-language-go-$PULUMI_GO_HOST_SDK_VERSION-r$RECIPE" build_pulumi_go_host pulumi-language-go
-    # A Pulumi install has its Node.js host beside the CLI (on PATH with it): build one only when not.
-    if ambient pulumi-language-nodejs >/dev/null; then
-      say "pulumi-language-nodejs: reusing $(ambient pulumi-language-nodejs)"
-    else
-      ensure "$nodejs_host" build_pulumi_nodejs_host pulumi-language-nodejs
-    fi
   else
     ensure "pulumi-language-yaml-$PULUMI_YAML_VERSION-r$RECIPE" build_pulumi_yaml
     ensure "pulumi-language-go-$PULUMI_GO_HOST_SDK_VERSION-r$RECIPE" build_pulumi_go_host
-    ensure "$nodejs_host" build_pulumi_nodejs_host
     lay_out_pulumi "$STORE/pulumi-$PULUMI_VERSION-r$RECIPE/pulumi"
   fi
-  python_tools "$reused"
+  python_tools "$1"
   # Upstream CRDs (Cluster API, CAAPH, Flux, Argo CD) for server-side dry runs in tests.
   "$REPO_ROOT/scripts/crds.sh" >&2
 }
 
+DEMO=""
 main() {
-  local t0=$SECONDS
+  local t0=$SECONDS print=""
+  local arg
+  for arg in "$@"; do
+    case "$arg" in
+      --demo) DEMO=1 ;;
+      --print-bin) print=1 ;;
+      *) die "unknown argument $arg (usage: scripts/toolchain.sh [--demo] [--print-bin])" ;;
+    esac
+  done
   lane_node
   # Two lanes for two cores; each go build already uses both.
   lane_a 2> >(sed -u 's/^/[a] /' >&2) & local a=$!
@@ -411,8 +464,8 @@ main() {
   wait "$a" || rc=1
   wait "$b" || rc=1
   (( rc == 0 )) || die "some tools failed to build (see above)"
-  say "ready in $((SECONDS - t0))s: $BIN"
-  [[ "${1:-}" == --print-bin ]] && printf '%s\n' "$BIN"
+  say "ready in $((SECONDS - t0))s: $BIN${DEMO:+ (what the demo needs)}"
+  [[ -n "$print" ]] && printf '%s\n' "$BIN"
   return 0
 }
 
