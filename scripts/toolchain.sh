@@ -274,19 +274,19 @@ build_pulumi_nodejs_host() {
     -o "$out/pulumi-language-nodejs" github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs
 }
 
-# Pulumi's Go SDK generator at the CLI's version, for the test that compiles docs/languages.md's Go
-# program (scripts/pulumi-gen-go/main.go; its hash is part of the store key).
-build_pulumi_gen_go() {
-  local out="$1"; wrapper "$2" local/pulumigengo
-  cp "$REPO_ROOT/scripts/pulumi-gen-go/main.go" main.go
+# Pulumi's Go and Python SDK generators at the CLI's version, for the tests of docs/languages.md's
+# Go and Python programs (scripts/pulumi-gen-sdk/main.go; its hash is part of the store key).
+build_pulumi_gen_sdk() {
+  local out="$1"; wrapper "$2" local/pulumigensdk
+  cp "$REPO_ROOT/scripts/pulumi-gen-sdk/main.go" main.go
   go get "github.com/pulumi/pulumi/pkg/v3@$PULUMI_VERSION" >&2
   go mod tidy >&2
-  go build -trimpath -ldflags "-s -w" -o "$out/pulumi-gen-go" .
+  go build -trimpath -ldflags "-s -w" -o "$out/pulumi-gen-sdk" .
 }
 
 # ---- Python: a Python program using the package ---------------------------
-# Python's language host and Pulumi's Python SDK generator, for the test of docs/languages.md's
-# Python program (the Python SDK itself, `pulumi`, comes from PyPI in that test's virtualenv).
+# Python's language host, for the test of docs/languages.md's Python program (the Python SDK
+# itself, `pulumi`, comes from PyPI in that test's virtualenv).
 # The last Python host the module proxy serves is inside sdk/v3 (later hosts are a module of their
 # own, github.com/pulumi/pulumi/sdk/python/cmd/pulumi-language-python/v3, which the proxy refuses;
 # sdk/v3 v3.80.0 no longer has the host). It runs its `pulumi-language-python-exec` script (of the
@@ -304,22 +304,10 @@ build_pulumi_python_host() {
   install -m 755 "$dir/python/cmd/pulumi-language-python-exec" "$out/pulumi-language-python-exec"
 }
 
-# Pulumi's Python SDK generator at the CLI's version (scripts/pulumi-gen-python/main.go; its hash is
-# part of the store key).
-build_pulumi_gen_python() {
-  local out="$1"; wrapper "$2" local/pulumigenpython
-  cp "$REPO_ROOT/scripts/pulumi-gen-python/main.go" main.go
-  go get "github.com/pulumi/pulumi/pkg/v3@$PULUMI_VERSION" >&2
-  go mod tidy >&2
-  go build -trimpath -ldflags "-s -w" -o "$out/pulumi-gen-python" .
-}
-
-# python_tools REUSED: builds both; the host and its script go beside the CLI (lay_out_pulumi's
-# `place`) unless REUSED is set (a Pulumi install on PATH), then bin/ links to the store.
+# python_tools REUSED: the host and its script go beside the CLI (`place`) unless REUSED is set (a
+# Pulumi install on PATH), then bin/ links to the store.
 python_tools() {
-  local gen host="pulumi-language-python-$PULUMI_PYTHON_HOST_SDK_VERSION-r$RECIPE"
-  gen="$(sha256sum "$REPO_ROOT/scripts/pulumi-gen-python/main.go" | cut -c1-12)"
-  ensure "pulumi-gen-python-$PULUMI_VERSION-r$RECIPE-$gen" build_pulumi_gen_python pulumi-gen-python
+  local host="pulumi-language-python-$PULUMI_PYTHON_HOST_SDK_VERSION-r$RECIPE"
   if [[ -n "$1" ]]; then
     ensure "$host" build_pulumi_python_host pulumi-language-python pulumi-language-python-exec
   else
@@ -430,8 +418,8 @@ test_tools() {
   ensure "registry-$REGISTRY_VERSION-r$RECIPE" build_registry registry
   ensure "pulumi-kubernetes-$PULUMI_K8S_VERSION-r$RECIPE" build_pulumi_k8s pulumi-resource-kubernetes
   local gen
-  gen="$(sha256sum "$REPO_ROOT/scripts/pulumi-gen-go/main.go" | cut -c1-12)"
-  ensure "pulumi-gen-go-$PULUMI_VERSION-r$RECIPE-$gen" build_pulumi_gen_go pulumi-gen-go
+  gen="$(sha256sum "$REPO_ROOT/scripts/pulumi-gen-sdk/main.go" | cut -c1-12)"
+  ensure "pulumi-gen-sdk-$PULUMI_VERSION-r$RECIPE-$gen" build_pulumi_gen_sdk pulumi-gen-sdk
   if [[ -n "$1" ]]; then
     ensure "pulumi-language-yaml-$PULUMI_YAML_VERSION-r$RECIPE" build_pulumi_yaml pulumi-language-yaml
     ensure "pulumi-language-go-$PULUMI_GO_HOST_SDK_VERSION-r$RECIPE" build_pulumi_go_host pulumi-language-go

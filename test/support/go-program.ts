@@ -1,7 +1,7 @@
 /**
  * Go programs using the helm-handoff package, set up the way `pulumi package add` sets up a Go
  * program: the SDK that Pulumi's own Go generator makes from the package's schema (the toolchain's
- * `pulumi-gen-go`: `pkg/v3/codegen/go` at the CLI's version, `scripts/pulumi-gen-go/`) in a
+ * `pulumi-gen-sdk go`: `pkg/v3/codegen/go` at the CLI's version, `scripts/pulumi-gen-sdk/`) in a
  * directory of the project, and the program's module pointing the SDK's module path at it with a
  * `replace` line. {@link compileGoProgram} compiles a program that way (`go build`, `go vet`);
  * {@link writeGoModule} lays out a project for `pulumi up` (Go's language host builds it then).
@@ -29,7 +29,7 @@ export const GO_BUILD_ENV: Readonly<Record<string, string>> = {
   GOFLAGS: "-buildvcs=false",
 };
 
-/** The environment of the go commands: the toolchain first on PATH (`pulumi-gen-go`), {@link GO_BUILD_ENV}. */
+/** The environment of the go commands: the toolchain first on PATH (`pulumi-gen-sdk`), {@link GO_BUILD_ENV}. */
 function goEnv(): Record<string, string> {
   return { PATH: [toolchainBinDir(), process.env.PATH ?? ""].join(delimiter), ...GO_BUILD_ENV };
 }
@@ -57,7 +57,7 @@ export async function writeGoModule(
   const run = (file: string, args: readonly string[], input?: string) =>
     execa(file, args, { cwd: dir, env: goEnv(), ...(input === undefined ? {} : { input }) });
   await mkdir(join(dir, GO_SDK_DIR), { recursive: true });
-  await run("pulumi-gen-go", [join(dir, GO_SDK_DIR)], schemaJson);
+  await run("pulumi-gen-sdk", ["go", join(dir, GO_SDK_DIR)], schemaJson);
   await run("go", ["mod", "init", "example.com/program"]);
   await run("go", [
     "mod",

@@ -2,8 +2,8 @@
  * Python programs using the helm-handoff package, set up the way `pulumi new python` and then
  * `pulumi package add ./node_modules/helm-handoff` set up a Python program: `Pulumi.yaml` with
  * `runtime: python` and the virtualenv `venv`, the package under `packages:`, the SDK that Pulumi's
- * own Python generator makes from the package's schema (the toolchain's `pulumi-gen-python`:
- * `pkg/v3/codegen/python` at the CLI's version, `scripts/pulumi-gen-python/`) under
+ * own Python generator makes from the package's schema (the toolchain's `pulumi-gen-sdk python`:
+ * `pkg/v3/codegen/python` at the CLI's version, `scripts/pulumi-gen-sdk/`) under
  * `sdks/helm-handoff`, named in `requirements.txt` beside `pulumi`, and installed with pip from PyPI
  * into the virtualenv (versions pinned by test/fixtures/python-constraints.txt; wheels come from
  * pip's cache after the first run). {@link pythonEnv} is how `pulumi` runs such a project here: with
@@ -57,7 +57,7 @@ export function docsPythonProgram(): string {
 export async function installPythonRequirements(dir: string, schemaJson: string): Promise<void> {
   const env = { PATH: [toolchainBinDir(), process.env.PATH ?? ""].join(delimiter) };
   await mkdir(join(dir, PYTHON_SDK_DIR), { recursive: true });
-  await execa("pulumi-gen-python", [join(dir, PYTHON_SDK_DIR)], { cwd: dir, env, input: schemaJson });
+  await execa("pulumi-gen-sdk", ["python", join(dir, PYTHON_SDK_DIR)], { cwd: dir, env, input: schemaJson });
   await execa("python3", ["-m", "venv", "venv"], { cwd: dir, env });
   await execa(
     join(dir, "venv", "bin", "python"),

@@ -1,9 +1,9 @@
-// pulumi-gen-python writes the Python SDK of a Pulumi package the way `pulumi package add` has
-// Python's language host write it, with Pulumi's own Python code generator (pkg/v3/codegen/python,
-// the CLI's version): the schema (JSON) on stdin, the SDK's files (setup.py and the package
-// directory) under the directory given as the one argument. Built by scripts/toolchain.sh; the test
-// of docs/languages.md's Python program installs its output into the program's virtualenv, since
-// the language host that would generate it for `pulumi package add` cannot be had here.
+// pulumi-gen-sdk writes the SDK of a Pulumi package in one language the way `pulumi package add`
+// has that language's host write it, with Pulumi's own code generators at the CLI's version
+// (pkg/v3/codegen/go, pkg/v3/codegen/python): the language as the first argument, the schema
+// (JSON) on stdin, the SDK's files under the directory given as the second argument. Built by
+// scripts/toolchain.sh; the tests of docs/languages.md's Go and Python programs use its output,
+// since the language hosts that would generate it for `pulumi package add` cannot be had here.
 package main
 
 import (
@@ -16,22 +16,25 @@ import (
 	"path/filepath"
 
 	"github.com/blang/semver"
+	gogen "github.com/pulumi/pulumi/pkg/v3/codegen/go"
 	pygen "github.com/pulumi/pulumi/pkg/v3/codegen/python"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 )
 
+const usage = "usage: pulumi-gen-sdk go|python OUT_DIR < schema.json"
+
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: pulumi-gen-python OUT_DIR < schema.json")
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}
-	if err := run(os.Args[1], os.Stdin); err != nil {
-		fmt.Fprintln(os.Stderr, "pulumi-gen-python:", err)
+	if err := run(os.Args[1], os.Args[2], os.Stdin); err != nil {
+		fmt.Fprintln(os.Stderr, "pulumi-gen-sdk:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string, in io.Reader) error {
+func run(language, out string, in io.Reader) error {
 	var spec schema.PackageSpec
 	if err := json.NewDecoder(in).Decode(&spec); err != nil {
 		return fmt.Errorf("read schema: %w", err)
@@ -43,9 +46,18 @@ func run(out string, in io.Reader) error {
 	if diags.HasErrors() {
 		return fmt.Errorf("bind schema: %w", diags)
 	}
-	// What `pulumi package add` sets (pkg/cmd/pulumi/packages) for every language.
+	// What `pulumi package add` sets (pkg/cmd/pulumi/packages) for every language: the SDK is a
+	// package of its own.
 	pkg.SupportPack = true
-	files, err := pygen.GeneratePackage("pulumi-language-python", pkg, nil, noOtherPackages{})
+	var files map[string][]byte
+	switch language {
+	case "go":
+		files, err = gogen.GeneratePackage("pulumi-gen-sdk", pkg, nil)
+	case "python":
+		files, err = pygen.GeneratePackage("pulumi-language-python", pkg, nil, noOtherPackages{})
+	default:
+		return fmt.Errorf("unknown language %q (%s)", language, usage)
+	}
 	if err != nil {
 		return fmt.Errorf("generate: %w", err)
 	}
