@@ -23,7 +23,7 @@ import {
   disposeAfter,
   installedPackageSchema,
 } from "./support/package-program.js";
-import { createProject, installedVersion, type Project, pulumiCli } from "./support/project.js";
+import { createProject, type Project, pulumiCli } from "./support/project.js";
 
 const NAMESPACE = "cli-go";
 
@@ -78,8 +78,6 @@ describe("helm-handoff as a Pulumi package, from a Go program through the CLI", 
   async function goProject(name: string, releaseName: string, strategy: string) {
     const p = await createProject({
       name,
-      // The package's provider runs on Node.js with @pulumi/pulumi beside it (docs/languages.md).
-      dependencies: { "@pulumi/pulumi": installedVersion("@pulumi/pulumi") },
       files: {
         "Pulumi.yaml": `name: hh-${name}\nruntime: go\npackages:\n  helm-handoff: ./node_modules/helm-handoff\n`,
         "main.go": GO_PROGRAM,

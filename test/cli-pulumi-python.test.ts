@@ -30,7 +30,7 @@ import {
   installedPackageSchema,
   stackOutputs,
 } from "./support/package-program.js";
-import { createProject, installedVersion, type Project, pulumiCli } from "./support/project.js";
+import { createProject, type Project, pulumiCli } from "./support/project.js";
 import {
   docsPythonProgram,
   installPythonRequirements,
@@ -104,8 +104,6 @@ describe("helm-handoff as a Pulumi package, from a Python program through the CL
   async function pythonProject(name: string, program: string) {
     const p = await createProject({
       name,
-      // The package's provider runs on Node.js with @pulumi/pulumi beside it (docs/languages.md).
-      dependencies: { "@pulumi/pulumi": installedVersion("@pulumi/pulumi") },
       files: {
         "Pulumi.yaml": pythonProjectYaml(`hh-${name}`),
         "requirements.txt": PYTHON_REQUIREMENTS,

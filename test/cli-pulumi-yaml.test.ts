@@ -123,7 +123,7 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
     await cluster?.stop();
   });
 
-  /** A project with the chart and the tarball (and `@pulumi/pulumi`, which runs the plugin) installed. */
+  /** A project with the chart and the tarball installed (npm brings `@pulumi/pulumi`, the package's peer). */
   async function project(
     name: string,
     files: Record<string, string>,
@@ -133,7 +133,6 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
     const p = await createProject({
       name,
       packageJson,
-      dependencies: { "@pulumi/pulumi": installedVersion("@pulumi/pulumi") },
       devDependencies,
       files,
     });
