@@ -138,13 +138,9 @@ export async function kubeClient(
   return new Client(kc, target.server);
 }
 
-class Client implements KubeClient {
-  private agent: http.Agent | undefined;
-
-  public constructor(
-    private readonly kc: KubeConfig,
-    public readonly server: string,
-  ) {}
+/** What both clients share: the two requests, as one `request` each client makes its own way. */
+abstract class BaseClient implements KubeClient {
+  public abstract readonly server: string;
 
   public get(path: string, options: KubeGetOptions): Promise<KubeResponse> {
     return this.request(path, GET, options);
@@ -158,7 +154,22 @@ class Client implements KubeClient {
     return this.request(path, patchBody(operations), options);
   }
 
-  private async request(path: string, body: Body, options: KubeGetOptions): Promise<KubeResponse> {
+  public abstract close(): void;
+
+  protected abstract request(path: string, body: Body, options: KubeGetOptions): Promise<KubeResponse>;
+}
+
+class Client extends BaseClient {
+  private agent: http.Agent | undefined;
+
+  public constructor(
+    private readonly kc: KubeConfig,
+    public readonly server: string,
+  ) {
+    super();
+  }
+
+  protected async request(path: string, body: Body, options: KubeGetOptions): Promise<KubeResponse> {
     const url = new URL(`${this.server}${path}`);
     const request: https.RequestOptions = {
       method: body.method,
@@ -185,7 +196,7 @@ class Client implements KubeClient {
 }
 
 /** A client for a context with plain access: `node:https` with the kubeconfig's TLS settings and credentials. */
-class PlainClient implements KubeClient {
+class PlainClient extends BaseClient {
   private readonly agent: http.Agent;
   private readonly authorization: string | undefined;
 
@@ -193,6 +204,7 @@ class PlainClient implements KubeClient {
     public readonly server: string,
     access: PlainAccess,
   ) {
+    super();
     this.authorization = access.authorization;
     this.agent = server.startsWith("http:")
       ? new http.Agent({ keepAlive: true })
@@ -208,19 +220,7 @@ class PlainClient implements KubeClient {
         });
   }
 
-  public get(path: string, options: KubeGetOptions): Promise<KubeResponse> {
-    return this.request(path, GET, options);
-  }
-
-  public jsonPatch(
-    path: string,
-    operations: readonly JsonPatchOperation[],
-    options: KubeGetOptions,
-  ): Promise<KubeResponse> {
-    return this.request(path, patchBody(operations), options);
-  }
-
-  private request(path: string, body: Body, options: KubeGetOptions): Promise<KubeResponse> {
+  protected request(path: string, body: Body, options: KubeGetOptions): Promise<KubeResponse> {
     const request: https.RequestOptions = {
       method: body.method,
       agent: this.agent,

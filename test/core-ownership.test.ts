@@ -45,6 +45,23 @@ describe("the ownership rule on real helm and a local cluster", { timeout: 600_0
     });
   }
 
+  /** Makes the next revision of `name` (ours) fail: an upgrade to a chart whose Deployment never becomes ready. */
+  async function failOurNextRevision(name: string): Promise<void> {
+    await assert.rejects(
+      ensureRelease(
+        runner(),
+        spec(name, {
+          strategy: "Reconcile",
+          chart: { path: localChart("workload") },
+          values: {},
+          install: { timeout: "2s" },
+          retry: { deadline: "2s", minBackoff: "10ms", maxBackoff: "50ms" },
+        }),
+        { owner: A, expectExisting: true },
+      ),
+    );
+  }
+
   async function status(name: string): Promise<ReleaseInfo | undefined> {
     return runner().status(name, "default");
   }
@@ -80,20 +97,7 @@ describe("the ownership rule on real helm and a local cluster", { timeout: 600_0
 
   test("a recovery rollback leaves the release marked as ours, so the next run still repairs and upgrades it", async () => {
     await ensureRelease(runner(), spec("rolled", { strategy: "Reconcile" }), { owner: A });
-    // Revision 2 of ours fails: an upgrade to a chart whose Deployment never becomes ready.
-    await assert.rejects(
-      ensureRelease(
-        runner(),
-        spec("rolled", {
-          strategy: "Reconcile",
-          chart: { path: localChart("workload") },
-          values: {},
-          install: { timeout: "2s" },
-          retry: { deadline: "2s", minBackoff: "10ms", maxBackoff: "50ms" },
-        }),
-        { owner: A, expectExisting: true },
-      ),
-    );
+    await failOurNextRevision("rolled");
     const failed = await status("rolled");
     assert.equal(failed?.status, "failed");
     assert.equal(failed?.revision, 2);
@@ -178,19 +182,7 @@ describe("the ownership rule on real helm and a local cluster", { timeout: 600_0
 
   test("a write that races a GitOps upgrade looks again instead of rolling it back", async () => {
     await ensureRelease(runner(), spec("race", { strategy: "Reconcile" }), { owner: A });
-    await assert.rejects(
-      ensureRelease(
-        runner(),
-        spec("race", {
-          strategy: "Reconcile",
-          chart: { path: localChart("workload") },
-          values: {},
-          install: { timeout: "2s" },
-          retry: { deadline: "2s", minBackoff: "10ms", maxBackoff: "50ms" },
-        }),
-        { owner: A, expectExisting: true },
-      ),
-    );
+    await failOurNextRevision("race");
     assert.equal((await status("race"))?.status, "failed");
     // The GitOps controller upgrades right after helm-handoff read the history (before its rollback).
     let raced = false;
