@@ -21,7 +21,9 @@ export type ErrorCode =
   | "RELEASE_STATE_UNSUPPORTED"
   | "RELEASE_NOT_OURS"
   | "CREDENTIALS_REJECTED"
-  | "DEADLINE_EXCEEDED";
+  | "DEADLINE_EXCEEDED"
+  | "WRONG_CLUSTER"
+  | "RETIRE_REFUSED";
 
 /** Base class of every error thrown by helm-handoff. `code` is stable and meant for programs. */
 export class HelmHandoffError extends Error {

@@ -2,14 +2,17 @@
  * `helm-handoff/gitops`: the GitOps handoff objects built from a {@link HandoffRecord}, as plain
  * functions returning plain Kubernetes objects, usable from a Pulumi program (with
  * `@pulumi/kubernetes`) or anywhere else without cdk8s (the cdk8s constructs around them are in
- * `helm-handoff/cdk8s`).
+ * `helm-handoff/cdk8s`), and {@link verifyHandoff}: whether GitOps really took the release over.
  *
  * - Flux: a `HelmRepository` (https) or `OCIRepository` (oci://) source and a
  *   `HelmRelease` (helm.toolkit.fluxcd.io/v2) whose `releaseName`, `targetNamespace` and
- *   `storageNamespace` are set explicitly to the recorded release, so Flux finds the release in
- *   storage and adopts it (an upgrade) instead of installing a second one.
+ *   `storageNamespace` are set explicitly to the recorded release. helm-controller finds the
+ *   release in storage and takes it over by upgrading it (revision N+1, with the HelmRelease's
+ *   values only); a failed takeover upgrade rolls back, never uninstalls.
  * - Argo CD: an `Application` (argoproj.io/v1alpha1) rendering the same chart with the same
- *   `helm.releaseName`, synced with server-side apply.
+ *   `helm.releaseName` (`helm template`), synced once on creation with server-side apply over the
+ *   live objects. Argo CD never reads or writes Helm's storage: the release stays at the
+ *   bootstrapped revision there (see `retireHelmStorage`).
  *
  * @module
  */
@@ -19,6 +22,15 @@ import type { KubeObject } from "./objects.js";
 
 export type { HandoffRecord } from "./handoff.js";
 export type { KubeMetadata, KubeObject } from "./objects.js";
+export type { HandoffState, HandoffStatus, ObjectCounts, ReleaseOwnerNow } from "./takeover/judge.js";
+export {
+  type RetiredStorage,
+  RetireRefusedError,
+  retireHelmStorage,
+  type VerifyHandoffOptions,
+  verifyHandoff,
+  WrongClusterError,
+} from "./takeover/verify.js";
 
 /** The media type of a Helm chart's content layer in an OCI artifact. */
 export const HELM_CHART_LAYER_MEDIA_TYPE = "application/vnd.cncf.helm.chart.content.v1.tar+gzip";
@@ -32,10 +44,31 @@ export interface FluxHandoffOptions {
   /** Reconcile interval of the HelmRelease and the source. @default - "10m" */
   readonly interval?: string;
   /**
-   * Values for the HelmRelease (the record holds only their digest); pass the same values that
-   * were installed, or Flux's first upgrade changes the release. @default - none
+   * Values for the HelmRelease (the record holds only their digest). Flux takes the release over by
+   * upgrading it with exactly these values (it resets the installed ones), so pass the values that
+   * were installed, or the takeover changes the add-on (to chart defaults when none are given).
+   * Secret values belong in {@link FluxHandoffOptions.valuesFrom}, not here: these are written
+   * into the HelmRelease in plain text. @default - none
    */
   readonly values?: Readonly<Record<string, unknown>>;
+  /**
+   * Values read by helm-controller from Secrets or ConfigMaps in the HelmRelease's namespace
+   * (`spec.valuesFrom`, merged before {@link FluxHandoffOptions.values}): how secret values reach
+   * the release without being written into a CR. @default - none
+   */
+  readonly valuesFrom?: readonly FluxValuesReference[];
+}
+
+/** One `spec.valuesFrom` entry of a HelmRelease. */
+export interface FluxValuesReference {
+  /** `Secret` or `ConfigMap`. */
+  readonly kind: "Secret" | "ConfigMap";
+  /** Its name, in the HelmRelease's namespace. */
+  readonly name: string;
+  /** The key holding a values YAML (or, with `targetPath`, one value). @default "values.yaml" */
+  readonly valuesKey?: string;
+  /** Where the value goes (`a.b.c`), for a key holding one value. @default - the key is a values YAML merged at the root */
+  readonly targetPath?: string;
 }
 
 /** Options of the Argo CD handoff Application. */
@@ -48,10 +81,26 @@ export interface ArgoCdHandoffOptions {
   readonly project?: string;
   /** Destination API server as Argo CD knows it. @default - "https://kubernetes.default.svc" (in-cluster) */
   readonly destinationServer?: string;
-  /** Values for the render (the record holds only their digest). @default - none */
+  /**
+   * Values for the render (the record holds only their digest), written into the Application in
+   * plain text: Argo CD has no way to read Helm values from a Secret, so keep secret values out
+   * (charts usually take an existing Secret's name instead). @default - none
+   */
   readonly values?: Readonly<Record<string, unknown>>;
-  /** Turn on automated sync (without prune). @default - false */
-  readonly automated?: boolean;
+  /**
+   * Automated sync: `true` syncs when the desired state changes, without `selfHeal` (which
+   * re-applies a chart that renders differently each time, `randAlphaNum`, `genCA`, forever) and
+   * without `prune`; an object turns either on explicitly. @default - false
+   */
+  readonly automated?: boolean | { readonly selfHeal?: boolean; readonly prune?: boolean };
+  /**
+   * Ask for one sync when the Application is created (its `operation` field), so that Argo CD
+   * writes its tracking mark on every object: objects Helm installed can show "Synced" at once
+   * without Argo CD having taken them over, and without automated sync nothing else would sync.
+   * Argo CD clears the field after the sync; a tool that re-applies the Application (e.g. an
+   * app-of-apps with selfHeal) would ask again each time: turn it off there. @default true
+   */
+  readonly syncOnCreate?: boolean;
 }
 
 interface RepoSource {
@@ -95,7 +144,8 @@ export function fluxSourceObject(record: HandoffRecord, options: FluxHandoffOpti
       spec: {
         interval,
         url: `${src.repo}/${src.name}`,
-        ref: { tag: record.chart.version },
+        // OCI tags cannot hold "+": helm push writes a version's "+" as "_".
+        ref: { tag: record.chart.version.replaceAll("+", "_") },
         layerSelector: { mediaType: HELM_CHART_LAYER_MEDIA_TYPE, operation: "copy" },
       },
     };
@@ -137,7 +187,13 @@ export function fluxHelmReleaseObject(record: HandoffRecord, options: FluxHandof
       releaseName: record.release.name,
       targetNamespace: record.release.namespace,
       storageNamespace: record.release.storageNamespace,
+      ...(options.valuesFrom !== undefined && options.valuesFrom.length > 0
+        ? { valuesFrom: options.valuesFrom.map((v) => ({ ...v })) }
+        : {}),
       ...(options.values !== undefined ? { values: options.values } : {}),
+      // The takeover is an upgrade; if it fails, roll back, never uninstall the add-on just taken
+      // over (with Flux's history cleared the rollback finds no target and stalls: nothing is removed).
+      upgrade: { remediation: { strategy: "rollback" } },
     },
   };
 }
@@ -159,6 +215,14 @@ export function argoCdApplicationObject(
 ): KubeObject {
   const src = repoSource(record, "Argo CD");
   const repoURL = isOci(src.repo) ? src.repo.replace(/^oci:\/\//i, "") : src.repo;
+  const a = options.automated;
+  const automated =
+    a === undefined || a === false
+      ? undefined
+      : {
+          prune: a === true ? false : (a.prune ?? false),
+          selfHeal: a === true ? false : (a.selfHeal ?? false),
+        };
   return {
     apiVersion: "argoproj.io/v1alpha1",
     kind: "Application",
@@ -179,9 +243,17 @@ export function argoCdApplicationObject(
         namespace: record.release.namespace,
       },
       syncPolicy: {
-        ...(options.automated ? { automated: { prune: false, selfHeal: true } } : {}),
+        ...(automated !== undefined ? { automated } : {}),
         syncOptions: ["ServerSideApply=true"],
       },
     },
+    ...(options.syncOnCreate === false
+      ? {}
+      : {
+          operation: {
+            initiatedBy: { username: "helm-handoff" },
+            sync: { syncOptions: ["ServerSideApply=true"] },
+          },
+        }),
   };
 }

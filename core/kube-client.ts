@@ -31,6 +31,10 @@ export interface KubeGetOptions {
   readonly timeout: Duration;
   /** Cancels the request. @default - not cancellable */
   readonly signal?: AbortSignal;
+  /** Read at most this many bytes of the answer. @default 65536 */
+  readonly maxBytes?: number;
+  /** The `accept` header (e.g. a metadata-only list). @default "application/json, text/plain" */
+  readonly accept?: string;
 }
 
 /** A client of one API server; {@link KubeClient.close} frees its connections. */
@@ -52,6 +56,11 @@ export interface KubeClient {
     operations: readonly JsonPatchOperation[],
     options: KubeGetOptions,
   ): Promise<KubeResponse>;
+  /**
+   * DELETEs `path`, with `body` (a `DeleteOptions`, e.g. with preconditions) when given.
+   * @throws Error as {@link KubeClient.get}
+   */
+  delete(path: string, options: KubeGetOptions, body?: unknown): Promise<KubeResponse>;
   /** Closes the connections this client opened. */
   close(): void;
 }
@@ -68,7 +77,7 @@ export interface JsonPatchOperation {
 
 /** What a request sends besides its path and options. */
 interface Body {
-  readonly method: "GET" | "PATCH";
+  readonly method: "GET" | "PATCH" | "DELETE";
   readonly contentType?: string;
   readonly data?: string;
 }
@@ -154,6 +163,11 @@ abstract class BaseClient implements KubeClient {
     return this.request(path, patchBody(operations), options);
   }
 
+  public delete(path: string, options: KubeGetOptions, body?: unknown): Promise<KubeResponse> {
+    const data = body === undefined ? {} : { contentType: "application/json", data: JSON.stringify(body) };
+    return this.request(path, { method: "DELETE", ...data }, options);
+  }
+
   public abstract close(): void;
 
   protected abstract request(path: string, body: Body, options: KubeGetOptions): Promise<KubeResponse>;
@@ -174,7 +188,7 @@ class Client extends BaseClient {
     const request: https.RequestOptions = {
       method: body.method,
       headers: {
-        accept: "application/json, text/plain",
+        accept: options.accept ?? "application/json, text/plain",
         ...(body.contentType !== undefined ? { "content-type": body.contentType } : {}),
       },
       timeout: options.timeout.toMilliseconds(),
@@ -225,7 +239,7 @@ class PlainClient extends BaseClient {
       method: body.method,
       agent: this.agent,
       headers: {
-        accept: "application/json, text/plain",
+        accept: options.accept ?? "application/json, text/plain",
         ...(body.contentType !== undefined ? { "content-type": body.contentType } : {}),
         ...(this.authorization !== undefined ? { authorization: this.authorization } : {}),
       },
@@ -245,7 +259,7 @@ function derToPem(der: Buffer): string {
   return `-----BEGIN CERTIFICATE-----\n${lines.join("\n")}\n-----END CERTIFICATE-----\n`;
 }
 
-/** Sends one request (with `data` as its body) and reads at most {@link MAX_BODY} bytes of the answer. */
+/** Sends one request (with `data` as its body) and reads at most `maxBytes` (default {@link MAX_BODY}) of the answer. */
 function send(
   url: URL,
   path: string,
@@ -254,18 +268,19 @@ function send(
   data?: string,
 ): Promise<KubeResponse> {
   const send = url.protocol === "http:" ? http.request : https.request;
+  const max = options.maxBytes ?? MAX_BODY;
   return new Promise<KubeResponse>((resolve, reject) => {
     const req = send(url, request, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on("data", (c: Buffer) => {
-        if (size < MAX_BODY) chunks.push(c);
+        if (size < max) chunks.push(c);
         size += c.length;
       });
       res.on("end", () =>
         resolve({
           status: res.statusCode ?? 0,
-          body: Buffer.concat(chunks).subarray(0, MAX_BODY).toString("utf8"),
+          body: Buffer.concat(chunks).subarray(0, max).toString("utf8"),
         }),
       );
       res.on("error", reject);

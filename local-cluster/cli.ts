@@ -2,7 +2,7 @@
 /**
  * `helm-handoff-local`: start or stop a local cluster from a shell.
  *
- *   helm-handoff-local up [--name N] [--workloads] [--detach]
+ *   helm-handoff-local up [--name N] [--workloads] [--gitops flux|argocd] [--detach]
  *   helm-handoff-local down [--name N]
  *
  * `up` prints the kubeconfig path on stdout and stays in the foreground until Ctrl-C (or SIGTERM);
@@ -23,9 +23,10 @@ import { parseArgs } from "node:util";
 import { processExists } from "../core/paths.js";
 import { cacheDir } from "./binaries.js";
 import { startLocalCluster } from "./cluster.js";
+import type { GitopsControllers, GitopsKind } from "./gitops.js";
 import { isSameProcess, type ProcessIdentity, processIdentity } from "./process-identity.js";
 
-const USAGE = `usage: helm-handoff-local up [--name N] [--workloads] [--detach]
+const USAGE = `usage: helm-handoff-local up [--name N] [--workloads] [--gitops flux|argocd] [--detach]
        helm-handoff-local down [--name N]`;
 
 /** The names `startLocalCluster` accepts (they also name the state file). */
@@ -69,9 +70,15 @@ function assertNotRunning(name: string): void {
   rmSync(statePath(name), { force: true });
 }
 
-async function up(name: string, workloads: boolean): Promise<void> {
+/** What `up` starts. */
+interface UpOptions {
+  readonly workloads: boolean;
+  readonly gitops: GitopsKind | undefined;
+}
+
+async function up(name: string, options: UpOptions): Promise<void> {
   assertNotRunning(name);
-  const cluster = await startLocalCluster({ name, workloads });
+  const cluster = await startLocalCluster({ name, ...options });
   const self = processIdentity(process.pid);
   mkdirSync(stateDir, { recursive: true });
   const state: State = {
@@ -97,16 +104,36 @@ async function up(name: string, workloads: boolean): Promise<void> {
   process.stdout.write(`${cluster.kubeconfigPath}\n`);
   process.stderr.write(
     `local cluster "${name}" is up at ${cluster.server} (kube-system uid ${cluster.identity.uid})\n` +
+      gitopsLine(cluster.gitops) +
       `  export KUBECONFIG=${cluster.kubeconfigPath}\n  logs: ${cluster.logDir}\n  Ctrl-C stops it\n`,
   );
 }
 
-async function upDetached(name: string, workloads: boolean): Promise<void> {
+function gitopsLine(gitops: GitopsControllers | undefined): string {
+  if (gitops === undefined) return "";
+  const what =
+    gitops.kind === "flux"
+      ? "Flux (source-controller, helm-controller)"
+      : "Argo CD (application-controller, repo-server)";
+  const dest = gitops.destinationServer
+    ? `; Applications deploy here with destination.server ${gitops.destinationServer}`
+    : "";
+  return `  ${what} running in namespace ${gitops.namespace}${dest}\n`;
+}
+
+async function upDetached(name: string, options: UpOptions): Promise<void> {
   assertNotRunning(name);
   mkdirSync(stateDir, { recursive: true });
   const logFile = join(stateDir, `${name}.log`);
   const fd = openSync(logFile, "w");
-  const args = [fileURLToPath(import.meta.url), "up", "--name", name, ...(workloads ? ["--workloads"] : [])];
+  const args = [
+    fileURLToPath(import.meta.url),
+    "up",
+    "--name",
+    name,
+    ...(options.workloads ? ["--workloads"] : []),
+    ...(options.gitops ? ["--gitops", options.gitops] : []),
+  ];
   const child = spawn(process.execPath, args, { detached: true, stdio: ["ignore", fd, fd] });
   closeSync(fd);
   let exited = false;
@@ -163,7 +190,12 @@ async function main(argv: string[]): Promise<void> {
   if (!NAME_PATTERN.test(values.name)) {
     throw new Error(`invalid cluster name "${values.name}": use lowercase letters, digits and "-"`);
   }
-  if (command === "up") await (values.detach ? upDetached : up)(values.name, values.workloads);
+  const gitops = values.gitops;
+  if (gitops !== undefined && gitops !== "flux" && gitops !== "argocd") {
+    throw new UsageError(`--gitops must be "flux" or "argocd", not "${gitops}"`);
+  }
+  if (command === "up")
+    await (values.detach ? upDetached : up)(values.name, { workloads: values.workloads, gitops });
   else await down(values.name);
 }
 
@@ -175,6 +207,7 @@ function parseCommandLine(argv: string[]) {
       options: {
         name: { type: "string", short: "n", default: "local" },
         workloads: { type: "boolean", default: false },
+        gitops: { type: "string" },
         detach: { type: "boolean", short: "d", default: false },
         help: { type: "boolean", short: "h", default: false },
       },

@@ -11,9 +11,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type ApiResponse, type ObjectStatus, sendRequest, type TlsCredentials } from "./api.js";
+import { startArgoCd } from "./argocd.js";
 import { findBinary, kwokStageFiles } from "./binaries.js";
 import { type ClusterPki, generatePki } from "./certs.js";
 import { apiServerArgs, controllerManagerArgs, etcdArgs, etcdUrl, kwokArgs, schedulerArgs } from "./flags.js";
+import { startFlux } from "./flux.js";
+import type { GitopsControllers, GitopsHost, GitopsKind } from "./gitops.js";
 import { buildKubeconfig, writePrivateFile } from "./kubeconfig.js";
 import { freePort, isAddressInUse } from "./ports.js";
 import { Daemon, type DaemonSpec, Guard } from "./processes.js";
@@ -47,6 +50,14 @@ export interface LocalClusterOptions {
    * @default 120000
    */
   readonly startTimeout?: number;
+  /**
+   * Also run real GitOps controllers as host processes: `"flux"` (source-controller and
+   * helm-controller) or `"argocd"` (application-controller, repo-server and Redis), with their CRDs;
+   * the start waits until they are ready and {@link LocalCluster.stop} stops them. Usually together
+   * with `workloads: true`, so that the objects they deploy become Ready.
+   * @default - none
+   */
+  readonly gitops?: GitopsKind;
 }
 
 /** What identifies one cluster: a recreated cluster has a new kube-system UID and a new CA. */
@@ -79,6 +90,8 @@ export interface LocalCluster {
   readonly dir: string;
   /** Where each daemon appends its output (`etcd.log`, `kube-apiserver.log`, ...). */
   readonly logDir: string;
+  /** The GitOps controllers when started with `gitops`; set once {@link ready} has resolved. */
+  readonly gitops: GitopsControllers | undefined;
   /** The fake node's name when started with `workloads: true`. */
   readonly nodeName: string | undefined;
   /**
@@ -149,6 +162,8 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
   }
   if (!Number.isFinite(delay) || delay < 0)
     throw new Error(`invalid apiServerDelay ${delay}: use milliseconds >= 0`);
+  if (options.gitops !== undefined && options.gitops !== "flux" && options.gitops !== "argocd")
+    throw new Error(`invalid gitops "${String(options.gitops)}": use "flux" or "argocd"`);
   const binaries = findBinaries(options.workloads ?? false);
   const dir = mkdtempSync(join(tmpdir(), `helm-handoff-${name}-`));
   const guard = Guard.start(dir);
@@ -157,7 +172,8 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
     const pki = await generatePki(join(dir, "pki"), name);
     const port = await freePort();
     const timeoutMs = options.startTimeout ?? 120_000;
-    cluster = new Cluster({ name, dir, binaries, pki, guard, port, timeoutMs, delayMs: delay });
+    const gitops = options.gitops;
+    cluster = new Cluster({ name, dir, binaries, pki, guard, port, timeoutMs, delayMs: delay, gitops });
     if (delay === 0) await cluster.ready;
     return cluster;
   } catch (error) {
@@ -198,6 +214,7 @@ interface ClusterSetup {
   readonly port: number;
   readonly timeoutMs: number;
   readonly delayMs: number;
+  readonly gitops: GitopsKind | undefined;
 }
 
 class Cluster implements LocalCluster {
@@ -207,6 +224,7 @@ class Cluster implements LocalCluster {
   readonly kubeconfigPath: string;
   readonly nodeName: string | undefined;
   readonly ready: Promise<LocalClusterIdentity>;
+  gitops: GitopsControllers | undefined;
   #kubeconfig = "";
   #port: number;
   #etcdUrl = "";
@@ -241,7 +259,7 @@ class Cluster implements LocalCluster {
     mkdirSync(this.logDir, { mode: 0o700 });
     this.#writeKubeconfig();
     // Starts etcd now and the rest in the background; nobody may be listening for a failure yet.
-    this.ready = this.#bringUp(setup.delayMs);
+    this.ready = this.#bringUp(setup.delayMs, setup.gitops);
     this.ready.catch(() => {});
   }
 
@@ -307,7 +325,7 @@ class Cluster implements LocalCluster {
     await this.#guard.close();
   }
 
-  async #bringUp(delayMs: number): Promise<LocalClusterIdentity> {
+  async #bringUp(delayMs: number, gitops: GitopsKind | undefined): Promise<LocalClusterIdentity> {
     const start = Date.now();
     const deadline = start + delayMs + this.#timeoutMs;
     await this.#startEtcd(deadline);
@@ -320,6 +338,7 @@ class Cluster implements LocalCluster {
       return res.ok ? res.json<ObjectStatus>().metadata?.uid : undefined;
     });
     if (this.#binaries.workloads) await this.#startWorkloads(this.#binaries.workloads, deadline);
+    if (gitops) this.gitops = await (gitops === "flux" ? startFlux : startArgoCd)(this.#gitopsHost(deadline));
     this.#identity = { uid, caFingerprint: this.#pki.caFingerprint };
     return this.#identity;
   }
@@ -438,6 +457,20 @@ class Cluster implements LocalCluster {
       this.#abort.signal.throwIfAborted();
     }
     return daemon;
+  }
+
+  /** What the GitOps controllers' start may use of this cluster. */
+  #gitopsHost(deadline: number): GitopsHost {
+    return {
+      dir: this.dir,
+      logDir: this.logDir,
+      kubeconfigPath: this.kubeconfigPath,
+      server: this.server,
+      tls: this.#tls,
+      request: (method, path, body) => this.request(method, path, body),
+      start: (spec) => this.#startDaemon(spec),
+      wait: (what, names, check) => this.#wait(what, deadline, [...names, "kube-apiserver"], check),
+    };
   }
 
   #spec(name: string, command: string, args: string[]): DaemonSpec {

@@ -18,4 +18,5 @@ export { ApiResponse } from "./api.js";
 export { cacheDir, findBinary, pulumiNodejsPluginDir, toolchainBinDir } from "./binaries.js";
 export type { ClusterProcess, LocalCluster, LocalClusterIdentity, LocalClusterOptions } from "./cluster.js";
 export { startLocalCluster } from "./cluster.js";
+export type { GitopsControllers, GitopsKind } from "./gitops.js";
 export { KWOK_NODE_NAME } from "./workloads.js";

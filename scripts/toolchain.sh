@@ -348,6 +348,10 @@ SHIM
   rm -f "$shim"
 }
 
+# The GitOps controllers (Flux, Argo CD, Redis): their recipes and pins.
+# shellcheck source=scripts/toolchain-gitops.sh
+source "$REPO_ROOT/scripts/toolchain-gitops.sh"
+
 # ---- what runs -------------------------------------------------------------
 
 node_major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
@@ -391,6 +395,7 @@ lane_a() {
   else
     ensure "kube-$K8S_VERSION-r$RECIPE" build_kube kube-apiserver kube-controller-manager kube-scheduler
   fi
+  [[ -n "$DEMO" ]] || argocd_tools
 }
 
 # The second lane: the pulumi CLI first (the demo's longest build besides kube), then kwok; with
@@ -436,6 +441,7 @@ test_tools() {
   python_tools "$1"
   # Upstream CRDs (Cluster API, CAAPH, Flux, Argo CD) for server-side dry runs in tests.
   "$REPO_ROOT/scripts/crds.sh" >&2
+  flux_tools
 }
 
 DEMO=""

@@ -127,6 +127,17 @@ export function ownershipOf(
   return instance === owner.instance ? { kind: "ours" } : { kind: "replaced", instance };
 }
 
+/**
+ * Whether the current revision carries helm-handoff's mark of that same revision (whichever
+ * resource wrote it): nobody (a person, a GitOps controller) has written a revision since.
+ */
+export function markedByHelmHandoff(release: Pick<ReleaseInfo, "revision" | "labels">): boolean {
+  return (
+    (release.labels[OWNER_LABEL] ?? "") !== "" &&
+    release.labels[OWN_REVISION_LABEL] === String(release.revision)
+  );
+}
+
 /** Whether a write with `intent` may touch a release of this ownership. */
 export function mayWrite(ownership: Ownership, intent: WriteIntent): boolean {
   return ownership.kind === "ours" || (ownership.kind === "replaced" && intent === "converge");

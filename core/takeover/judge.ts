@@ -1,0 +1,265 @@
+/**
+ * Who owns a handed-off release now, decided from an {@link Observation} (pure: no I/O). The
+ * answer is one of a closed set of states, each with what to do, and the exit code a CI gate
+ * reads: `handed-off` (0); `not-taken-over` (3: still helm-handoff's, or a GitOps object exists but
+ * has not acted yet); or a problem (1): `stalled` (the controller tried and failed), `drifted`
+ * (Argo CD reports objects out of sync, missing, or tracked by another Application), `missing`
+ * (no release), `foreign` (someone unknown wrote the current revision), `contested` (two GitOps
+ * objects claim the release).
+ *
+ * @module
+ */
+import type { HandoffRecord } from "../handoff.js";
+import { markedByHelmHandoff, OWNER_NAME_LABEL } from "../lifecycle/ownership.js";
+import type { ArgoClaim, FluxClaim, LiveObject, Observation } from "./observe.js";
+
+/** The closed set of handoff states. */
+export type HandoffState =
+  | "handed-off"
+  | "not-taken-over"
+  | "stalled"
+  | "drifted"
+  | "missing"
+  | "foreign"
+  | "contested";
+
+/** Who owns the release now. */
+export type ReleaseOwnerNow =
+  | { readonly kind: "helm-handoff"; readonly ownerName: string; readonly revision: number }
+  | {
+      readonly kind: "flux";
+      readonly helmRelease: string;
+      readonly revision: number | undefined;
+      readonly ready: string;
+    }
+  | {
+      readonly kind: "argocd";
+      readonly application: string;
+      readonly sync: string;
+      readonly health: string;
+      readonly objects: ObjectCounts;
+    }
+  | { readonly kind: "unknown"; readonly revision: number }
+  | { readonly kind: "none" };
+
+/** The release's objects as Argo CD holds them. */
+export interface ObjectCounts {
+  /** Objects of the release. */
+  readonly total: number;
+  /** Tracked by the Application. */
+  readonly tracked: number;
+  /** Not in the cluster. */
+  readonly missing: number;
+  /** Reported OutOfSync by the Application. */
+  readonly drifted: number;
+  /** Tracked by another Application. */
+  readonly foreign: number;
+}
+
+/** The verdict on one handed-off release. */
+export interface HandoffStatus {
+  /** `namespace/name` of the release. */
+  readonly release: string;
+  /** The state. */
+  readonly state: HandoffState;
+  /** Who owns it now. */
+  readonly owner: ReleaseOwnerNow;
+  /** Since when (ISO 8601), when the cluster records it. */
+  readonly since: string | undefined;
+  /** What the state means, in a sentence. */
+  readonly message: string;
+  /** What to do next (empty when nothing is needed). */
+  readonly action: string;
+  /** 0 handed off, 3 not taken over yet, 1 a problem. */
+  readonly exitCode: 0 | 1 | 3;
+}
+
+const EXIT: Readonly<Record<HandoffState, 0 | 1 | 3>> = {
+  "handed-off": 0,
+  "not-taken-over": 3,
+  stalled: 1,
+  drifted: 1,
+  missing: 1,
+  foreign: 1,
+  contested: 1,
+};
+
+function status(
+  release: string,
+  state: HandoffState,
+  owner: ReleaseOwnerNow,
+  since: string | undefined,
+  message: string,
+  action: string,
+): HandoffStatus {
+  return { release, state, owner, since, message, action, exitCode: EXIT[state] };
+}
+
+const named = (c: { namespace: string; name: string }) => `${c.namespace}/${c.name}`;
+
+/** Counts the release's objects against one Application. */
+export function countObjects(app: ArgoClaim, objects: readonly LiveObject[]): ObjectCounts {
+  const ids = new Set([app.name, `${app.namespace}_${app.name}`]);
+  const outOfSync = new Set(
+    app.resources.filter((r) => r.status === "OutOfSync").map((r) => `${r.kind}/${r.namespace}/${r.name}`),
+  );
+  let tracked = 0;
+  let missing = 0;
+  let foreign = 0;
+  let drifted = 0;
+  for (const o of objects) {
+    if (!o.exists) missing++;
+    else if (o.trackedBy !== undefined && ids.has(o.trackedBy)) tracked++;
+    else if (o.trackedBy !== undefined) foreign++;
+    if (outOfSync.has(`${o.ref.kind}/${o.ref.namespace}/${o.ref.name}`)) drifted++;
+  }
+  return { total: objects.length, tracked, missing, drifted, foreign };
+}
+
+function judgeFlux(release: string, hr: FluxClaim, obs: Observation, record: HandoffRecord): HandoffStatus {
+  const stored = obs.release?.latest;
+  const owner: ReleaseOwnerNow = {
+    kind: "flux",
+    helmRelease: named(hr),
+    revision: hr.latest?.version,
+    ready: hr.ready.status,
+  };
+  const describe = `kubectl describe helmrelease -n ${hr.namespace} ${hr.name}`;
+  if (stored === undefined) {
+    return status(
+      release,
+      "missing",
+      owner,
+      undefined,
+      `Flux HelmRelease ${named(hr)} names the release, but Helm has no release ${release}`,
+      describe,
+    );
+  }
+  if (hr.ready.status === "False") {
+    return status(
+      release,
+      "stalled",
+      owner,
+      hr.ready.since || undefined,
+      `Flux HelmRelease ${named(hr)} is not Ready (${hr.ready.reason}: ${hr.ready.message}); the release is at revision ${stored.revision} (${stored.status})`,
+      `fix what the message says in the HelmRelease (${describe}); helm-handoff does not write to the release`,
+    );
+  }
+  const tookOver =
+    hr.latest !== undefined && hr.latest.version === stored.revision && stored.revision > record.revision;
+  if (tookOver && hr.ready.status === "True" && stored.status === "deployed") {
+    return status(
+      release,
+      "handed-off",
+      owner,
+      hr.firstDeployedByFlux ?? hr.ready.since,
+      `handed off to Flux HelmRelease ${named(hr)}: revision ${stored.revision} deployed by helm-controller, Ready`,
+      "",
+    );
+  }
+  return status(
+    release,
+    "not-taken-over",
+    owner,
+    undefined,
+    `Flux HelmRelease ${named(hr)} names the release but has not upgraded it yet (Ready: ${hr.ready.status}${hr.ready.reason ? ` ${hr.ready.reason}` : ""}); the release is at revision ${stored.revision} (${stored.status})`,
+    `wait for helm-controller, or ask for a reconcile now: flux reconcile helmrelease -n ${hr.namespace} ${hr.name} (or annotate it with reconcile.fluxcd.io/requestedAt)`,
+  );
+}
+
+function judgeArgo(release: string, app: ArgoClaim, obs: Observation): HandoffStatus {
+  const objects = countObjects(app, obs.objects);
+  const owner: ReleaseOwnerNow = {
+    kind: "argocd",
+    application: named(app),
+    sync: app.sync,
+    health: app.health,
+    objects,
+  };
+  const summary = `Application ${named(app)}: ${app.sync}, ${app.health}, ${objects.tracked} of ${objects.total} objects tracked`;
+  const sync = `argocd app sync ${app.namespace}/${app.name}`;
+  if (
+    objects.total > 0 &&
+    objects.tracked === objects.total &&
+    app.sync === "Synced" &&
+    app.health === "Healthy"
+  ) {
+    return status(release, "handed-off", owner, app.lastSyncedAt, `handed off to Argo CD ${summary}`, "");
+  }
+  if (objects.missing > 0 || objects.foreign > 0 || objects.drifted > 0 || app.health === "Degraded") {
+    const parts = [
+      objects.missing > 0 ? `${objects.missing} missing` : "",
+      objects.foreign > 0 ? `${objects.foreign} tracked by another Application` : "",
+      objects.drifted > 0 ? `${objects.drifted} out of sync` : "",
+    ].filter(Boolean);
+    return status(
+      release,
+      app.health === "Degraded" && parts.length === 0 ? "stalled" : "drifted",
+      owner,
+      app.lastSyncedAt,
+      `Argo CD ${summary}${parts.length > 0 ? ` (${parts.join(", ")})` : ""}`,
+      `look at the Application's diff and events (argocd app diff ${app.namespace}/${app.name}), then ${sync}`,
+    );
+  }
+  return status(
+    release,
+    "not-taken-over",
+    owner,
+    undefined,
+    `Argo CD ${summary}: Argo CD has not written the objects yet ("Synced" alone does not mean it took them over)`,
+    `sync the Application once so that Argo CD writes its tracking annotation: ${sync}`,
+  );
+}
+
+/** Decides the state of the recorded release from what the cluster says. */
+export function judgeHandoff(record: HandoffRecord, obs: Observation): HandoffStatus {
+  const release = `${record.release.namespace}/${record.release.name}`;
+  const claims = [
+    ...obs.flux.map((c) => `Flux HelmRelease ${named(c)}`),
+    ...obs.argo.map((c) => `Argo CD Application ${named(c)}`),
+  ];
+  if (claims.length > 1) {
+    return status(
+      release,
+      "contested",
+      { kind: "none" },
+      undefined,
+      `${claims.length} GitOps objects claim the release: ${claims.join(", ")}`,
+      "keep exactly one of them: two controllers writing one release fight over it",
+    );
+  }
+  const [flux] = obs.flux;
+  if (flux) return judgeFlux(release, flux, obs, record);
+  const [app] = obs.argo;
+  if (app) return judgeArgo(release, app, obs);
+  const stored = obs.release;
+  if (stored === undefined) {
+    return status(
+      release,
+      "missing",
+      { kind: "none" },
+      undefined,
+      `Helm has no release ${release}: it was uninstalled (or its storage deleted) and no GitOps object names it`,
+      "find out who removed it; bootstrap it again, or let GitOps install it",
+    );
+  }
+  const latest = stored.latest;
+  if (markedByHelmHandoff(latest)) {
+    return status(
+      release,
+      "not-taken-over",
+      { kind: "helm-handoff", ownerName: latest.labels[OWNER_NAME_LABEL] ?? "", revision: latest.revision },
+      stored.deployedAt,
+      `still helm-handoff's: revision ${latest.revision} (${latest.status}); no Flux HelmRelease or Argo CD Application names the release`,
+      "apply the handoff objects built from this record (helm-handoff/gitops: fluxHandoffObjects or argoCdApplicationObject)",
+    );
+  }
+  return status(
+    release,
+    "foreign",
+    { kind: "unknown", revision: latest.revision },
+    stored.deployedAt,
+    `revision ${latest.revision} (${latest.status}) was written by someone else, and no Flux HelmRelease or Argo CD Application names the release`,
+    `find who upgraded it (helm history -n ${record.release.storageNamespace} ${record.release.name}); hand it to GitOps explicitly`,
+  );
+}

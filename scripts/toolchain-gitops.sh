@@ -1,0 +1,89 @@
+# shellcheck shell=bash
+# The real GitOps controllers, for the handoff tests and `helm-handoff-local up --gitops`: Flux's
+# helm-controller and source-controller, and Argo CD (application-controller and repo-server are
+# one `argocd` binary, the role chosen by the name it runs as), each built from its Go module with
+# its CRDs copied beside it, and Redis (Argo CD's cache) from Debian's packages, unpacked without
+# root. Sourced by scripts/toolchain.sh, whose `ensure`, `wrapper`, `say` and `link` it uses; the
+# pins are here so that the two files stay small.
+
+HELM_CONTROLLER_VERSION=v1.6.3
+SOURCE_CONTROLLER_VERSION=v1.9.6
+# source-controller v1.9.6 asks for github.com/fluxcd/pkg/artifact v0.18.3, whose zip the module
+# proxy refuses (403, as v0.18.2); v0.18.1 is served and builds: replaced to that in the wrapper.
+FLUX_ARTIFACT_VERSION=v0.18.1
+ARGOCD_VERSION=v3.6.2
+# Argo CD v3.6 needs Go >= 1.27: the go command fetches this toolchain from the module proxy, for
+# this build step only.
+ARGOCD_GO=go1.27.3
+
+# flux_controller OUT WORK NAME MODULE@VERSION: `go build` the module's root package, CRDs beside.
+flux_controller() {
+  local out="$1" name="$3" mod="$4"; wrapper "$2" "local/$name"
+  [[ "$name" != source-controller ]] ||
+    go mod edit -replace "github.com/fluxcd/pkg/artifact=github.com/fluxcd/pkg/artifact@$FLUX_ARTIFACT_VERSION"
+  go get "$mod" >&2
+  go build -trimpath -ldflags "-s -w" -o "$out/$name" "${mod%@*}"
+  local dir; dir="$(go list -m -f '{{.Dir}}' "${mod%@*}")"
+  mkdir -p "$out/$name-crds"
+  cp "$dir"/config/crd/bases/*.yaml "$out/$name-crds/"
+  chmod -R u+w "$out/$name-crds"
+}
+build_helm_controller() { flux_controller "$1" "$2" helm-controller "github.com/fluxcd/helm-controller@$HELM_CONTROLLER_VERSION"; }
+build_source_controller() { flux_controller "$1" "$2" source-controller "github.com/fluxcd/source-controller@$SOURCE_CONTROLLER_VERSION"; }
+
+build_argocd() {
+  local out="$1"; wrapper "$2" local/argocdbin
+  export GOTOOLCHAIN="$ARGOCD_GO"
+  go mod edit -go="${ARGOCD_GO#go}"
+  # Argo CD's own go.mod replaces k8s.io/* with published tags; a wrapper needs the same block.
+  local gomod
+  gomod="$(go mod download -json "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION" | sed -n 's/^\s*"GoMod": "\(.*\)",\?$/\1/p')"
+  awk '/^replace \($/ { on = 1; next } on && /^\)$/ { on = 0 } on && /=>/ { print "replace " $0 }' "$gomod" >>go.mod
+  say "argocd: $(grep -c '^replace' go.mod) replace lines copied from $gomod"
+  go get "github.com/argoproj/argo-cd/v3/cmd@$ARGOCD_VERSION" >&2
+  go build -trimpath -ldflags "-s -w -X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION#v}" \
+    -o "$out/argocd" github.com/argoproj/argo-cd/v3/cmd
+  local dir; dir="$(go list -m -f '{{.Dir}}' github.com/argoproj/argo-cd/v3)"
+  mkdir -p "$out/argocd-crds"
+  cp "$dir"/manifests/crds/application-crd.yaml "$dir"/manifests/crds/appproject-crd.yaml "$out/argocd-crds/"
+  chmod -R u+w "$out/argocd-crds"
+}
+
+# Redis from Debian's packages, unpacked (no root, no service): the server and the libraries it
+# links that a base system lacks, run through a wrapper that points the loader at them.
+REDIS_PACKAGES=(redis-server redis-tools liblzf1 libjemalloc2)
+build_redis() {
+  local out="$1" work="$2"
+  mkdir -p "$out/root"
+  (cd "$work" && apt-get download "${REDIS_PACKAGES[@]}" >&2)
+  local deb
+  for deb in "$work"/*.deb; do dpkg-deb -x "$deb" "$out/root"; done
+  # Debian's redis-server is a link to redis-check-rdb, which picks its role by argv[0].
+  cat >"$out/redis-server" <<'SH'
+#!/usr/bin/env bash
+root="$(dirname "$(readlink -f "$0")")/root"
+LD_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec -a redis-server "$root/usr/bin/redis-check-rdb" "$@"
+SH
+  chmod 755 "$out/redis-server"
+}
+
+redis_tool() {
+  local r
+  if r="$(ambient redis-server)"; then
+    say "redis-server: reusing $r"; link redis-server "$r"
+  else
+    local v; v="$(apt-cache policy redis-server 2>/dev/null | sed -n 's/^ *Candidate: //p')"
+    [[ -n "$v" && "$v" != "(none)" ]] || die "redis-server: no Debian package candidate (run apt-get update)"
+    ensure "redis-${v//[:~+]/_}-r$RECIPE" build_redis redis-server
+  fi
+}
+
+# Each lane builds one controller family (Argo CD is the longest build of all: lane a, after kube).
+flux_tools() {
+  ensure "helm-controller-$HELM_CONTROLLER_VERSION-r$RECIPE" build_helm_controller helm-controller helm-controller-crds
+  ensure "source-controller-$SOURCE_CONTROLLER_VERSION-r$RECIPE" build_source_controller source-controller source-controller-crds
+}
+argocd_tools() {
+  ensure "argocd-$ARGOCD_VERSION-r$RECIPE" build_argocd argocd argocd-crds
+  redis_tool
+}
