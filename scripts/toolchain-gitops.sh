@@ -16,11 +16,29 @@ ARGOCD_VERSION=v3.6.2
 # this build step only.
 ARGOCD_GO=go1.27.3
 
+# copy_replaces MODULE@VERSION: a module's own `replace` directives (one-line and block form) into
+# the wrapper's go.mod: replaces apply only in the main module, and these builds need them. Local
+# ones (`=> ./api`) are left out: the wrapper takes those modules at the required version.
+copy_replaces() {
+  local gomod
+  gomod="$(go mod download -json "$1" | sed -n 's/^\s*"GoMod": "\(.*\)",\?$/\1/p')"
+  awk '/=> *\.\.?\// { next }
+    /^replace \($/ { on = 1; next } on && /^\)$/ { on = 0 } on && /=>/ { print "replace " $0 } /^replace [^(]/ { print }' \
+    "$gomod" >>go.mod
+  say "${1%@*}: $(grep -c '^replace' go.mod) replace lines copied from its go.mod"
+}
+
 # flux_controller OUT WORK NAME MODULE@VERSION: `go build` the module's root package, CRDs beside.
 flux_controller() {
   local out="$1" name="$3" mod="$4"; wrapper "$2" "local/$name"
-  [[ "$name" != source-controller ]] ||
+  copy_replaces "$mod"
+  if [[ "$name" == source-controller ]]; then
     go mod edit -replace "github.com/fluxcd/pkg/artifact=github.com/fluxcd/pkg/artifact@$FLUX_ARTIFACT_VERSION"
+  else
+    # helm-controller builds against Flux's fork of Helm (github.com/fluxcd/helm/v4 v4.2.4-flux.1),
+    # which the module proxy refuses (403): it is built against upstream Helm instead (README).
+    go mod edit -dropreplace helm.sh/helm/v4
+  fi
   go get "$mod" >&2
   go build -trimpath -ldflags "-s -w" -o "$out/$name" "${mod%@*}"
   local dir; dir="$(go list -m -f '{{.Dir}}' "${mod%@*}")"
@@ -35,11 +53,8 @@ build_argocd() {
   local out="$1"; wrapper "$2" local/argocdbin
   export GOTOOLCHAIN="$ARGOCD_GO"
   go mod edit -go="${ARGOCD_GO#go}"
-  # Argo CD's own go.mod replaces k8s.io/* with published tags; a wrapper needs the same block.
-  local gomod
-  gomod="$(go mod download -json "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION" | sed -n 's/^\s*"GoMod": "\(.*\)",\?$/\1/p')"
-  awk '/^replace \($/ { on = 1; next } on && /^\)$/ { on = 0 } on && /=>/ { print "replace " $0 }' "$gomod" >>go.mod
-  say "argocd: $(grep -c '^replace' go.mod) replace lines copied from $gomod"
+  # Argo CD's own go.mod replaces k8s.io/* with published tags.
+  copy_replaces "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION"
   go get "github.com/argoproj/argo-cd/v3/cmd@$ARGOCD_VERSION" >&2
   go build -trimpath -ldflags "-s -w -X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION#v}" \
     -o "$out/argocd" github.com/argoproj/argo-cd/v3/cmd
@@ -80,7 +95,7 @@ redis_tool() {
 
 # Each lane builds one controller family (Argo CD is the longest build of all: lane a, after kube).
 flux_tools() {
-  ensure "helm-controller-$HELM_CONTROLLER_VERSION-r$RECIPE" build_helm_controller helm-controller helm-controller-crds
+  ensure "helm-controller-$HELM_CONTROLLER_VERSION-r$RECIPE-2" build_helm_controller helm-controller helm-controller-crds
   ensure "source-controller-$SOURCE_CONTROLLER_VERSION-r$RECIPE" build_source_controller source-controller source-controller-crds
 }
 argocd_tools() {

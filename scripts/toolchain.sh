@@ -92,6 +92,9 @@ place() {
 expected() {
   case "$1" in
     node-*) echo "10 s" ;;
+    helm-controller-* | source-controller-*) echo "5 min" ;;
+    argocd-*) echo "10 min" ;;
+    redis-*) echo "10 s" ;;
     helm-*) echo "5 min" ;;
     etcd-*) echo "1 min" ;;
     kube-*) echo "12 min" ;;
