@@ -80,6 +80,7 @@ describe("test charts", () => {
       schema: ["ConfigMap/rel-schema"],
       workload: ["ConfigMap/rel-config", "DaemonSet/rel-ds", "Deployment/rel-deploy"],
       hook: ["ConfigMap/rel-hook", "Job/rel-pre-install"],
+      random: ["ConfigMap/rel-random"],
     };
     for (const [name, objects] of Object.entries(expected)) {
       const rendered = await helm(["template", "rel", chartPath(name)]);

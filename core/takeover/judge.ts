@@ -135,13 +135,14 @@ function judgeFlux(release: string, hr: FluxClaim, obs: Observation, record: Han
       describe,
     );
   }
-  if (hr.ready.status === "False") {
+  const failure = hr.ready.status === "False" ? hr.ready : hr.failed;
+  if (failure !== undefined) {
     return status(
       release,
       "stalled",
       owner,
-      hr.ready.since || undefined,
-      `Flux HelmRelease ${named(hr)} is not Ready (${hr.ready.reason}: ${hr.ready.message}); the release is at revision ${stored.revision} (${stored.status})`,
+      failure.since || undefined,
+      `Flux HelmRelease ${named(hr)} failed (${failure.reason}: ${failure.message}); the release is at revision ${stored.revision} (${stored.status})`,
       `fix what the message says in the HelmRelease (${describe}); helm-handoff does not write to the release`,
     );
   }
@@ -186,7 +187,10 @@ function judgeArgo(release: string, app: ArgoClaim, obs: Observation): HandoffSt
   ) {
     return status(release, "handed-off", owner, app.lastSyncedAt, `handed off to Argo CD ${summary}`, "");
   }
-  if (objects.missing > 0 || objects.foreign > 0 || objects.drifted > 0 || app.health === "Degraded") {
+  const untouched = objects.tracked === 0 && objects.missing === 0 && objects.foreign === 0;
+  const problem =
+    objects.missing > 0 || objects.foreign > 0 || objects.drifted > 0 || app.health === "Degraded";
+  if (!untouched && problem) {
     const parts = [
       objects.missing > 0 ? `${objects.missing} missing` : "",
       objects.foreign > 0 ? `${objects.foreign} tracked by another Application` : "",
@@ -194,11 +198,21 @@ function judgeArgo(release: string, app: ArgoClaim, obs: Observation): HandoffSt
     ].filter(Boolean);
     return status(
       release,
-      app.health === "Degraded" && parts.length === 0 ? "stalled" : "drifted",
+      parts.length === 0 ? "stalled" : "drifted",
       owner,
       app.lastSyncedAt,
       `Argo CD ${summary}${parts.length > 0 ? ` (${parts.join(", ")})` : ""}`,
       `look at the Application's diff and events (argocd app diff ${app.namespace}/${app.name}), then ${sync}`,
+    );
+  }
+  if (!untouched) {
+    return status(
+      release,
+      "not-taken-over",
+      owner,
+      undefined,
+      `Argo CD ${summary}: the takeover is under way`,
+      `wait for the sync to finish, or run ${sync}`,
     );
   }
   return status(

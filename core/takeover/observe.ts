@@ -53,6 +53,8 @@ export interface FluxClaim {
     readonly message: string;
     readonly since: string;
   };
+  /** The last release action failed (`Released` False, or `Stalled` True): reason, message, since. */
+  readonly failed: { readonly reason: string; readonly message: string; readonly since: string } | undefined;
   /** The newest snapshot of Flux's release history, if it has one. */
   readonly latest: { readonly version: number; readonly status: string } | undefined;
   /** When Flux first deployed the release (its oldest snapshot), if recorded. */
@@ -257,6 +259,10 @@ async function readFlux(client: KubeClient, record: HandoffRecord): Promise<Flux
     })
     .map((hr) => {
       const ready = condition(hr.status, "Ready");
+      const released = condition(hr.status, "Released");
+      const stalled = condition(hr.status, "Stalled");
+      const failure =
+        stalled?.status === "True" ? stalled : released?.status === "False" ? released : undefined;
       const history = (hr.status?.history ?? []) as {
         version: number;
         status: string;
@@ -272,6 +278,11 @@ async function readFlux(client: KubeClient, record: HandoffRecord): Promise<Flux
           reason: ready?.reason ?? "",
           message: ready?.message ?? "",
           since: ready?.lastTransitionTime ?? "",
+        },
+        failed: failure && {
+          reason: failure.reason ?? "",
+          message: failure.message ?? "",
+          since: failure.lastTransitionTime ?? "",
         },
         latest: newest ? { version: newest.version, status: newest.status } : undefined,
         firstDeployedByFlux: history.at(-1)?.lastDeployed,

@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 
 /** The charts in test/charts/. */
-export const CHART_NAMES = ["crds-only", "widget", "schema", "workload", "hook", "big"] as const;
+export const CHART_NAMES = ["crds-only", "widget", "schema", "workload", "hook", "big", "random"] as const;
 
 /** The name of one chart in test/charts/. */
 export type ChartName = (typeof CHART_NAMES)[number];
