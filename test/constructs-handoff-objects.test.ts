@@ -27,7 +27,7 @@ const ociRecord = makeHandoffRecord({
 });
 
 describe("handoff objects", () => {
-  it("builds a HelmRepository and a HelmRelease that name the release explicitly", () => {
+  it("builds a HelmRepository and a HelmRelease that name the release explicitly and never uninstall on a failed takeover", () => {
     const [source, release] = fluxHandoffObjects(httpRecord);
     assert.deepEqual(source, {
       apiVersion: "source.toolkit.fluxcd.io/v1",
@@ -41,7 +41,30 @@ describe("handoff objects", () => {
       releaseName: "cni",
       targetNamespace: "kube-system",
       storageNamespace: "kube-system",
+      upgrade: { remediation: { strategy: "rollback" } },
     });
+  });
+
+  it("passes values from a Secret as valuesFrom, so secret values stay out of the HelmRelease", () => {
+    const [, release] = fluxHandoffObjects(httpRecord, {
+      values: { ipam: { mode: "kubernetes" } },
+      valuesFrom: [{ kind: "Secret", name: "cni-secret-values", valuesKey: "values.yaml" }],
+    });
+    const spec = release?.spec as Record<string, unknown> | undefined;
+    assert.deepEqual(spec?.valuesFrom, [
+      { kind: "Secret", name: "cni-secret-values", valuesKey: "values.yaml" },
+    ]);
+    assert.deepEqual(spec?.values, { ipam: { mode: "kubernetes" } });
+  });
+
+  it("tags an OCI chart version holding + the way helm push does, with _", () => {
+    const record = makeHandoffRecord({
+      ...base,
+      chartVersion: "1.2.3+build.7",
+      chart: { repo: "oci://r.example/c", name: "cni" },
+    });
+    const [source] = fluxHandoffObjects(record);
+    assert.deepEqual((source?.spec as Record<string, unknown> | undefined)?.ref, { tag: "1.2.3_build.7" });
   });
 
   it("builds an OCIRepository and a chartRef for an oci:// chart", () => {
@@ -62,6 +85,10 @@ describe("handoff objects", () => {
 
   it("builds an Argo CD Application with the release name and server-side apply", () => {
     const app = argoCdApplicationObject(ociRecord);
+    assert.deepEqual(app.operation, {
+      initiatedBy: { username: "helm-handoff" },
+      sync: { syncOptions: ["ServerSideApply=true"] },
+    });
     assert.deepEqual(app.spec, {
       project: "default",
       source: {
@@ -73,6 +100,20 @@ describe("handoff objects", () => {
       destination: { server: "https://kubernetes.default.svc", namespace: "kube-system" },
       syncPolicy: { syncOptions: ["ServerSideApply=true"] },
     });
+  });
+
+  it("turns on automated sync without selfHeal or prune unless asked, and skips the first sync when told", () => {
+    const policy = (options: Parameters<typeof argoCdApplicationObject>[1]) =>
+      (argoCdApplicationObject(httpRecord, options).spec as { syncPolicy: unknown }).syncPolicy;
+    assert.deepEqual(policy({ automated: true }), {
+      automated: { prune: false, selfHeal: false },
+      syncOptions: ["ServerSideApply=true"],
+    });
+    assert.deepEqual(policy({ automated: { selfHeal: true } }), {
+      automated: { prune: false, selfHeal: true },
+      syncOptions: ["ServerSideApply=true"],
+    });
+    assert.equal(argoCdApplicationObject(httpRecord, { syncOnCreate: false }).operation, undefined);
   });
 
   it("refuses a local chart with a message naming the fix", () => {
