@@ -92,7 +92,14 @@ export interface ArgoCdHandoffOptions {
    * re-applies a chart that renders differently each time, `randAlphaNum`, `genCA`, forever) and
    * without `prune`; an object turns either on explicitly. @default - false
    */
-  readonly automated?: boolean | { readonly selfHeal?: boolean; readonly prune?: boolean };
+  readonly automated?:
+    | boolean
+    | {
+        /** Re-apply when the live objects drift (and, for charts rendering differently each time, forever). @default false */
+        readonly selfHeal?: boolean;
+        /** Delete live objects the render no longer has. @default false */
+        readonly prune?: boolean;
+      };
   /**
    * Ask for one sync when the Application is created (its `operation` field), so that Argo CD
    * writes its tracking mark on every object: objects Helm installed can show "Synced" at once

@@ -15,7 +15,7 @@ import type {
   Observation,
   StoredRevision,
 } from "../core/takeover/observe.js";
-import { findRecords } from "../core/takeover/verify.js";
+import { findRecords, verifyHandoff } from "../core/takeover/verify.js";
 
 const record = makeHandoffRecord({
   clusterId: "sha256:0123456789abcdef",
@@ -215,6 +215,25 @@ describe("the handoff verdict", () => {
     const missing = judgeHandoff(record, observation({}));
     assert.equal(missing.state, "missing");
     assert.equal(missing.exitCode, 1);
+  });
+});
+
+describe("verifying against the right cluster", () => {
+  test("a kubeconfig of another cluster than the record's is refused before any request", async () => {
+    const kubeconfig = [
+      "apiVersion: v1",
+      "kind: Config",
+      "clusters: [{ name: c, cluster: { server: https://10.9.9.9:6443 } }]",
+      "users: [{ name: u, user: { token: t } }]",
+      "contexts: [{ name: x, context: { cluster: c, user: u } }]",
+      "current-context: x",
+    ].join("\n");
+    await assert.rejects(verifyHandoff(record, { kubeconfig }), {
+      name: "WrongClusterError",
+      code: "WRONG_CLUSTER",
+      message:
+        "the handoff record of kube-system/cni is for cluster https://127.0.0.1:6443 (sha256:0123456789abcdef), but the kubeconfig points at https://10.9.9.9:6443: pass the kubeconfig (or --context) of the record's cluster",
+    });
   });
 });
 

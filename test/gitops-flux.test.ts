@@ -141,7 +141,7 @@ describe("Flux takes bootstrapped add-ons over", { timeout: 900_000 }, () => {
     assert.equal(gitops?.state, "handed-off");
   });
 
-  test("our next up with changed values, refresh and destroy leave Flux's releases and HelmReleases untouched", async () => {
+  test("our next up with changed values and refresh leave Flux's releases and HelmReleases untouched", async () => {
     const before = (await helmRelease("cni")) as Json;
     s.current = addons({ ipam: { mode: "eni" } });
     await spy.reset();

@@ -20,7 +20,7 @@ import { toolchainBinDir } from "../local-cluster/index.js";
 import { type ProcessIdentity, processIdentity } from "../local-cluster/process-identity.js";
 
 const CLI = fileURLToPath(new URL("../local-cluster/cli.js", import.meta.url));
-const USAGE = `usage: helm-handoff-local up [--name N] [--workloads] [--detach]
+const USAGE = `usage: helm-handoff-local up [--name N] [--workloads] [--gitops flux|argocd] [--detach]
        helm-handoff-local down [--name N]
 `;
 
@@ -103,6 +103,11 @@ test("no command, an unknown command or an unknown option prints the usage on st
   assert.ok(bogus.stderr.startsWith("helm-handoff-local: Unknown option '--bogus'."), bogus.stderr);
   assert.ok(bogus.stderr.endsWith(`\n${USAGE}`), bogus.stderr);
   assert.deepEqual(await cli("--help"), { code: 0, stdout: USAGE, stderr: "" });
+  assert.deepEqual(await cli("up", "--gitops", "jenkins"), {
+    code: 2,
+    stdout: "",
+    stderr: `helm-handoff-local: --gitops must be "flux" or "argocd", not "jenkins"\n${USAGE}`,
+  });
 });
 
 test("down of a cluster that is not running says so, exits with 0 and forgets a stale state file", async () => {

@@ -369,6 +369,47 @@ test("a missing binary gives an error naming it and npm run toolchain", () => {
   });
 });
 
+for (const gitops of ["flux", "argocd"] as const) {
+  test(
+    `a cluster with gitops: "${gitops}" runs the real controllers with their CRDs, and stop leaves no process behind`,
+    START,
+    async () => {
+      const cluster = await startLocalCluster({ name: `gitops-${gitops}`, gitops });
+      let pids: number[] = [];
+      try {
+        const names = cluster.processes().map((p) => p.name);
+        const controllers =
+          gitops === "flux"
+            ? ["source-controller", "helm-controller"]
+            : ["redis", "argocd-repo-server", "argocd-application-controller"];
+        for (const name of controllers) assert.ok(names.includes(name), `${name} runs: ${names.join(", ")}`);
+        assert.deepEqual(
+          cluster.gitops,
+          gitops === "flux"
+            ? { kind: "flux", namespace: "flux-system" }
+            : { kind: "argocd", namespace: "argocd", destinationServer: cluster.server },
+        );
+        const kinds =
+          gitops === "flux"
+            ? "/apis/helm.toolkit.fluxcd.io/v2/helmreleases"
+            : "/apis/argoproj.io/v1alpha1/applications";
+        assert.equal((await cluster.request("GET", kinds)).status, 200, `${kinds} is served`);
+        pids = cluster.processes().map((p) => p.pid);
+      } finally {
+        await cluster.stop();
+      }
+      await assertAllGone(pids, 15_000);
+      assert.equal(existsSync(cluster.dir), false);
+    },
+  );
+}
+
+test("an unknown gitops controller is refused before anything starts", async () => {
+  await assert.rejects(startLocalCluster({ gitops: "jenkins" as never }), {
+    message: 'invalid gitops "jenkins": use "flux" or "argocd"',
+  });
+});
+
 test("an invalid cluster name is refused", async () => {
   await assert.rejects(startLocalCluster({ name: "Not_OK" }), {
     message: 'invalid cluster name "Not_OK": use lowercase letters, digits and "-"',

@@ -1,51 +1,23 @@
 /**
  * examples/platform end to end on the real Pulumi engine, the real pulumi-resource-kubernetes
- * plugin, real helm and a local cluster with workloads: bootstrap, GitOps takeover, destroy.
- *
- * The Flux controllers do not run: the test installs only their CRDs (from the toolchain's CRD
- * directory) and plays "GitOps" itself with `helm upgrade`, as Flux would when it adopts the release.
+ * plugin, real helm and a local cluster with workloads and the real Flux controllers
+ * (source-controller, helm-controller): bootstrap, Flux's takeover of the CNI from the
+ * HelmRelease the program creates, a values change made on the GitOps side, destroy.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
-import { parse as parseYaml } from "yaml";
 import { clusterIdentityFromKubeconfig, type HandoffRecord, valuesDigest } from "../core/index.js";
 import { platform, type RootObjectRef } from "../examples/platform/program.js";
-import { cacheDir, type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
+import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import { liveRelease } from "./support/addon.js";
-import { repoRoot, runHelm } from "./support/charts.js";
+import { repoRoot } from "./support/charts.js";
+import { conditionOf, getObject as getJson, mergePatch, objectPath, waitFor } from "./support/gitops.js";
 import { createHelmSpy, type HelmSpy } from "./support/helm-spy.js";
 import { type TestStack, testStack } from "./support/pulumi.js";
 import { type HttpChartRepo, startHttpChartRepo } from "./support/repos.js";
 
-const CRDS = ["helm.toolkit.fluxcd.io_helmreleases.yaml", "source.toolkit.fluxcd.io_helmrepositories.yaml"];
-const crdDir = join(cacheDir(), "toolchain", "crds");
-const missingCrds = CRDS.filter((f) => !existsSync(join(crdDir, f)));
 const exampleChart = (name: string): string => join(repoRoot(), "examples", "bootstrap", "charts", name);
-
-/** Creates each CRD as parsed from YAML (JSON body, every key kept) and waits until it is established. */
-async function installCrds(cluster: LocalCluster): Promise<void> {
-  const path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
-  const names: string[] = [];
-  for (const file of CRDS) {
-    const crd = parseYaml(readFileSync(join(crdDir, file), "utf8")) as { metadata: { name: string } };
-    const res = await cluster.request("POST", path, crd);
-    assert.ok(res.ok, `create CRD ${crd.metadata.name}: HTTP ${res.status} ${res.text}`);
-    names.push(crd.metadata.name);
-  }
-  for (const name of names) {
-    for (let i = 0; ; i++) {
-      const res = await cluster.request("GET", `${path}/${name}`);
-      const conditions =
-        res.json<{ status?: { conditions?: { type: string; status: string }[] } }>().status?.conditions ?? [];
-      if (conditions.some((c) => c.type === "Established" && c.status === "True")) break;
-      if (i >= 240) throw new Error(`CRD ${name} is not established after 60 s`);
-      await sleep(250);
-    }
-  }
-}
 
 /** A namespaced object read from the API server, or undefined when it does not exist. */
 async function getObject(
@@ -64,10 +36,7 @@ async function getObject(
 const helmRelease = { group: "helm.toolkit.fluxcd.io", version: "v2", plural: "helmreleases" };
 const helmRepository = { group: "source.toolkit.fluxcd.io", version: "v1", plural: "helmrepositories" };
 
-describe("examples/platform: bootstrap, GitOps takeover and destroy", {
-  timeout: 900_000,
-  skip: missingCrds.length > 0 && `CRDs not fetched yet: ${missingCrds.join(", ")}`,
-}, () => {
+describe("examples/platform: bootstrap, Flux's takeover and destroy", { timeout: 900_000 }, () => {
   let cluster: LocalCluster;
   let repo: HttpChartRepo;
   let spy: HelmSpy;
@@ -77,12 +46,10 @@ describe("examples/platform: bootstrap, GitOps takeover and destroy", {
 
   before(async () => {
     [cluster, repo, spy] = await Promise.all([
-      startLocalCluster({ name: "platform", workloads: true }),
+      startLocalCluster({ name: "platform", workloads: true, gitops: "flux" }),
       startHttpChartRepo({ charts: [exampleChart("cni"), exampleChart("gitops")] }),
       createHelmSpy(),
     ]);
-    await cluster.ready;
-    await installCrds(cluster);
     s = await testStack({
       projectName: "helm-handoff-platform",
       env: { HELM_HANDOFF_HELM: spy.binary },
@@ -103,13 +70,18 @@ describe("examples/platform: bootstrap, GitOps takeover and destroy", {
     await Promise.allSettled([cluster?.stop(), repo?.close(), spy?.remove()]);
   });
 
-  test("up deploys both releases and a Flux HelmRelease naming exactly the bootstrapped CNI release", async () => {
+  test("up deploys both releases and a Flux HelmRelease naming exactly the bootstrapped CNI release, which Flux takes over", async () => {
     const up = await s.up();
     assert.equal(up.summary.result, "succeeded");
 
+    // helm-controller takes the release over by upgrading it, with the values the program passed.
+    await waitFor("the HelmRelease to be Ready", async () => {
+      const hr = await getJson(cluster, "helm.toolkit.fluxcd.io/v2", "HelmRelease", "gitops-system", "cni");
+      return conditionOf(hr, "Ready")?.status === "True" ? true : undefined;
+    });
     const cni = await liveRelease(cluster, "cni", "kube-system");
     assert.equal(cni?.status, "deployed");
-    assert.equal(cni?.revision, 1);
+    assert.equal(cni?.revision, 2);
     assert.deepEqual(cni?.values, bootValues);
     const gitops = await liveRelease(cluster, "gitops", "gitops-system");
     assert.equal(gitops?.status, "deployed");
@@ -174,24 +146,15 @@ describe("examples/platform: bootstrap, GitOps takeover and destroy", {
     assert.deepEqual(gitops.chart, { source: { repo: repo.url, name: "gitops" }, version: "2.0.0" });
   });
 
-  test("after GitOps upgrades the CNI, preview, refresh and up of changed values leave the release alone", async () => {
-    // GitOps takes over: another actor upgrades the release in place (revision 2).
+  test("after Flux applies new values from the HelmRelease, preview, refresh and up of changed values leave the release alone", async () => {
+    // The GitOps side changes the CNI: new values in the HelmRelease, which Flux applies (revision 3).
     const gitopsValues = { ipam: { mode: "cluster-pool" }, image: "registry.example/cni-agent:1.1.0" };
-    await runHelm([
-      "upgrade",
-      "cni",
-      exampleChart("cni"),
-      "--kubeconfig",
-      cluster.kubeconfigPath,
-      "--namespace",
-      "kube-system",
-      "--set",
-      `ipam.mode=${gitopsValues.ipam.mode}`,
-      "--set",
-      `image=${gitopsValues.image}`,
-    ]);
-    const upgraded = await liveRelease(cluster, "cni", "kube-system");
-    assert.equal(upgraded?.revision, 2);
+    const path = objectPath("helm.toolkit.fluxcd.io/v2", "HelmRelease", "gitops-system", "cni");
+    await mergePatch(cluster, path, { spec: { values: gitopsValues } });
+    await waitFor("Flux to upgrade the CNI to revision 3", async () => {
+      const live = await liveRelease(cluster, "cni", "kube-system");
+      return live?.revision === 3 && live.status === "deployed" ? live : undefined;
+    });
 
     // The platform repo's own values change afterwards.
     cniValues = { ipam: { mode: "eni" } };
@@ -210,7 +173,7 @@ describe("examples/platform: bootstrap, GitOps takeover and destroy", {
 
     assert.deepEqual(await spy.calls(), [], "no helm call after handoff");
     const live = await liveRelease(cluster, "cni", "kube-system");
-    assert.equal(live?.revision, 2);
+    assert.equal(live?.revision, 3);
     assert.equal(live?.status, "deployed");
     assert.deepEqual(live?.values, gitopsValues);
     const outputs = await s.stack.outputs();
@@ -220,7 +183,7 @@ describe("examples/platform: bootstrap, GitOps takeover and destroy", {
       "the record is the handoff's",
     );
     const release = await getObject(cluster, { ...helmRelease, namespace: "gitops-system", name: "cni" });
-    assert.deepEqual(release?.spec?.values, bootValues, "the root object is not rewritten");
+    assert.deepEqual(release?.spec?.values, gitopsValues, "the root object is not rewritten");
   });
 
   test("destroy removes the stack and leaves every release and the root object in place", async () => {
@@ -234,7 +197,7 @@ describe("examples/platform: bootstrap, GitOps takeover and destroy", {
 
     const cni = await liveRelease(cluster, "cni", "kube-system");
     assert.equal(cni?.status, "deployed");
-    assert.equal(cni?.revision, 2);
+    assert.equal(cni?.revision, 3);
     const gitops = await liveRelease(cluster, "gitops", "gitops-system");
     assert.equal(gitops?.status, "deployed");
     assert.equal(gitops?.revision, 1);

@@ -23,24 +23,48 @@ export type HandoffState =
   | "foreign"
   | "contested";
 
-/** Who owns the release now. */
+/** Who owns the release now: one of five shapes, told apart by `kind`. */
 export type ReleaseOwnerNow =
-  | { readonly kind: "helm-handoff"; readonly ownerName: string; readonly revision: number }
   | {
+      /** helm-handoff: the current revision carries its mark. */
+      readonly kind: "helm-handoff";
+      /** The writing resource's readable name (`PROJECT.STACK.NAME`). */
+      readonly ownerName: string;
+      /** The current revision. */
+      readonly revision: number;
+    }
+  | {
+      /** A Flux HelmRelease names the release. */
       readonly kind: "flux";
+      /** `namespace/name` of the HelmRelease. */
       readonly helmRelease: string;
+      /** The newest revision in its history, if any. */
       readonly revision: number | undefined;
+      /** Its Ready condition's status. */
       readonly ready: string;
     }
   | {
+      /** An Argo CD Application names the release. */
       readonly kind: "argocd";
+      /** `namespace/name` of the Application. */
       readonly application: string;
+      /** Its sync status. */
       readonly sync: string;
+      /** Its health status. */
       readonly health: string;
+      /** The release's objects as it holds them. */
       readonly objects: ObjectCounts;
     }
-  | { readonly kind: "unknown"; readonly revision: number }
-  | { readonly kind: "none" };
+  | {
+      /** Someone helm-handoff cannot name wrote the current revision. */
+      readonly kind: "unknown";
+      /** The current revision. */
+      readonly revision: number;
+    }
+  | {
+      /** Nobody (no release), or more than one claimant. */
+      readonly kind: "none";
+    };
 
 /** The release's objects as Argo CD holds them. */
 export interface ObjectCounts {
