@@ -82,13 +82,20 @@ SH
   chmod 755 "$out/redis-server"
 }
 
+candidate() { apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p'; }
+
 redis_tool() {
   local r
   if r="$(ambient redis-server)"; then
     say "redis-server: reusing $r"; link redis-server "$r"
   else
-    local v; v="$(apt-cache policy redis-server 2>/dev/null | sed -n 's/^ *Candidate: //p')"
-    [[ -n "$v" && "$v" != "(none)" ]] || die "redis-server: no Debian package candidate (run apt-get update)"
+    local v; v="$(candidate redis-server)"
+    if [[ -z "$v" || "$v" == "(none)" ]]; then
+      say "redis-server: no Debian package list yet; running apt-get update"
+      apt-get update -qq >&2 || die "redis-server: apt-get update failed (run it as root, then try again)"
+      v="$(candidate redis-server)"
+      [[ -n "$v" && "$v" != "(none)" ]] || die "redis-server: Debian offers no redis-server package"
+    fi
     ensure "redis-${v//[:~+]/_}-r$RECIPE" build_redis redis-server
   fi
 }

@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { cp, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { execa } from "execa";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import { liveRelease } from "./support/addon.js";
 import { chartPath } from "./support/charts.js";
@@ -143,6 +144,23 @@ describe("pulumi up in a platform repo through the CLI", { timeout: 1_200_000 },
         const outputs = JSON.parse((await cli.run(["stack", "output", "--json", "--show-secrets"])).stdout);
         assert.equal(outputs.handoff.revision, 1);
         assert.equal(outputs.handoff.release.name, kind.releaseName);
+        // The installed package's `helm-handoff` bin reads the same outputs (no --show-secrets needed).
+        const plain = (await cli.run(["stack", "output", "--json"])).stdout;
+        const status = await execa(
+          join(project.dir, "node_modules", ".bin", "helm-handoff"),
+          ["status", "--kubeconfig", cluster.kubeconfigPath],
+          {
+            input: plain,
+            reject: false,
+          },
+        );
+        assert.equal(status.exitCode, 3, status.stderr);
+        assert.match(
+          status.stdout,
+          new RegExp(
+            `^cli-projects/${kind.releaseName}: not-taken-over: still helm-handoff's: revision 1 \\(deployed\\)`,
+          ),
+        );
 
         await cli.run(["config", "set", "mode", "b"]);
         const preview = await cli.run(["preview", "--diff", "--json"]);

@@ -141,6 +141,33 @@ describe("Flux takes bootstrapped add-ons over", { timeout: 900_000 }, () => {
     assert.equal(gitops?.state, "handed-off");
   });
 
+  test("a second HelmRelease naming the same release makes it contested, and removing it settles the handoff again", async () => {
+    // Flux checks no ownership: two HelmReleases of one release would both write it. This one is
+    // suspended so that it never acts (and its deletion uninstalls nothing).
+    const [, second] = fluxHandoffObjects(await record("cni"), { name: "cni-copy", values: cniValues });
+    assert.ok(second);
+    await createObjects(cluster, [{ ...second, spec: { ...(second.spec as object), suspend: true } }]);
+    const contested = await verifyHandoff(await record("cni"), { kubeconfig: cluster.kubeconfig });
+    assert.equal(contested.state, "contested");
+    assert.equal(contested.exitCode, 1);
+    assert.equal(
+      contested.message,
+      "2 GitOps objects claim the release: Flux HelmRelease flux-system/cni, Flux HelmRelease flux-system/cni-copy",
+    );
+    const res = await cluster.request("DELETE", objectPath(HR, "HelmRelease", "flux-system", "cni-copy"));
+    assert.ok(res.ok, res.text);
+    await waitFor("the second HelmRelease to be gone", async () =>
+      (await helmRelease("cni-copy")) === undefined ? true : undefined,
+    );
+    assert.equal(
+      (await verifyHandoff(await record("cni"), { kubeconfig: cluster.kubeconfig })).state,
+      "handed-off",
+    );
+    const cni = await liveRelease(cluster, "cni", "kube-system");
+    assert.equal(cni?.revision, 2);
+    assert.equal(cni?.status, "deployed");
+  });
+
   test("our next up with changed values and refresh leave Flux's releases and HelmReleases untouched", async () => {
     const before = (await helmRelease("cni")) as Json;
     s.current = addons({ ipam: { mode: "eni" } });
