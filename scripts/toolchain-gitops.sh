@@ -36,7 +36,7 @@ flux_controller() {
     go mod edit -replace "github.com/fluxcd/pkg/artifact=github.com/fluxcd/pkg/artifact@$FLUX_ARTIFACT_VERSION"
   else
     # helm-controller builds against Flux's fork of Helm (github.com/fluxcd/helm/v4 v4.2.4-flux.1),
-    # which the module proxy refuses (403): it is built against upstream Helm instead (README).
+    # which the module proxy refuses (403): it is built against upstream Helm instead (docs/toolchain.md).
     go mod edit -dropreplace helm.sh/helm/v4
   fi
   go get "$mod" >&2

@@ -268,7 +268,7 @@ build_pulumi_go_host() {
 }
 
 # The Node.js language host, for `pulumi up` of a TypeScript or JavaScript project directory (an old
-# host: see the pin, and README "The toolchain" for what it lacks).
+# host: see the pin, and docs/toolchain.md for what it lacks).
 build_pulumi_nodejs_host() {
   local out="$1"; wrapper "$2" local/pulumi-nodejs-host
   go get "github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs@$PULUMI_NODEJS_HOST_SDK_VERSION" >&2

@@ -6,7 +6,7 @@
  * SIGKILL. stdin gets `input` and is closed. Output is collected whole, and each line is also
  * handed to `onLine` as it arrives. A helm that did not exit 0 comes back as a
  * {@link SpawnFailure} for the shared error mapping (`failure.ts`). (This was execa, whose import
- * cost about 0.1 s of the first helm call in each provider process: README "Measured".)
+ * cost about 0.1 s of the first helm call in each provider process: docs/performance.md.)
  *
  * @module
  */
