@@ -11,7 +11,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { App, Chart, Helm } from "cdk8s";
-import { ClusterAddon, resolveHelmBinary } from "../constructs/index.js";
+import { ClusterAddon } from "../constructs/index.js";
+import { resolveHelmBinary } from "../core/helm/binary.js";
 import { helmInvocationCount } from "../core/helm/index.js";
 import { median } from "./stats.js";
 

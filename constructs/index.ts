@@ -1,6 +1,7 @@
 /**
- * `helm-handoff/cdk8s`: the `ClusterAddon` construct, its Cluster API carriers and the GitOps
- * handoff objects.
+ * `helm-handoff/cdk8s` (this folder, `constructs/`): the `ClusterAddon` construct (rendered
+ * manifests or Cluster API carriers) and the GitOps handoff constructs. The plain handoff objects
+ * they wrap are in `helm-handoff/gitops`; the chart and option types in `helm-handoff`.
  *
  * @example
  * ```ts
@@ -16,58 +17,16 @@
  */
 
 export {
-  type ArgoCdHandoffOptions,
-  argoCdApplicationObject,
-  type FluxHandoffOptions,
-  fluxHandoffObjects,
-  fluxHelmReleaseObject,
-  fluxSourceObject,
-  HELM_CHART_LAYER_MEDIA_TYPE,
-} from "../core/gitops.js";
-export {
-  helmTemplateSync,
-  helmVersionSync,
-  resolveHelmBinary,
-} from "../core/helm/index.js";
-export { describeObject, type KubeMetadata, type KubeObject } from "../core/objects.js";
-export {
-  CLUSTER_ADDON_OUTPUTS,
   ClusterAddon,
   type ClusterAddonOutput,
   type ClusterAddonProps,
   type ClusterAddonRecordInput,
 } from "./cluster-addon.js";
-export {
-  type ClusterApiVersion,
-  type ClusterResourceSetOptions,
-  carrierKey,
-  clusterResourceSetObjects,
-  DEFAULT_MAX_CARRIER_BYTES,
-  type LabelSelector,
-  objectYaml,
-  RESOURCE_SET_SECRET_TYPE,
-} from "./cluster-resource-set.js";
+export type { ClusterApiVersion, LabelSelector } from "./cluster-resource-set.js";
 export {
   ArgoCdHandoff,
   type ArgoCdHandoffProps,
   FluxHandoff,
   type FluxHandoffProps,
 } from "./handoff-objects.js";
-export { type HelmChartProxyOptions, helmChartProxyObject, valuesTemplateOf } from "./helm-chart-proxy.js";
-export {
-  CLUSTER_SCOPED_KINDS,
-  HELM_MANAGED_BY_LABEL,
-  HELM_RELEASE_NAME_ANNOTATION,
-  HELM_RELEASE_NAMESPACE_ANNOTATION,
-  HOOKS_POLICIES,
-  type HooksPolicy,
-  KEEP_ANNOTATIONS,
-  KIND_ORDER,
-  type PreparedObjects,
-  type PrepareOptions,
-  parseManifest,
-  prepareObjects,
-  sortObjects,
-} from "./manifest.js";
-export { differingObjects, type RenderOptions, type RenderResult, renderChart } from "./render.js";
-export { type RenderCacheEntry, renderCacheDir } from "./render-cache.js";
+export type { HooksPolicy } from "./manifest.js";

@@ -1,7 +1,7 @@
 /**
  * A typed span of time, converted to milliseconds or to helm's `--timeout` flag only at the edge
  * (style of aws-cdk's `Duration`). Every Duration fits a Node.js timer: one longer than
- * {@link MAX_TIMER_MS} cannot be made, since such a timer fires at once (after 1 ms).
+ * `MAX_TIMER_MS` cannot be made, since such a timer fires at once (after 1 ms).
  *
  * @module
  */
@@ -29,7 +29,7 @@ const PART_RE = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
 export class Duration {
   /**
    * A duration of `amount` milliseconds.
-   * @param amount - a finite, non-negative number of milliseconds, at most {@link MAX_TIMER_MS} ms in all
+   * @param amount - a finite, non-negative number of milliseconds, at most `MAX_TIMER_MS` ms in all
    */
   public static millis(amount: number): Duration {
     return new Duration(amount, "millis");
@@ -37,7 +37,7 @@ export class Duration {
 
   /**
    * A duration of `amount` seconds.
-   * @param amount - a finite, non-negative number of seconds, at most {@link MAX_TIMER_MS} ms in all
+   * @param amount - a finite, non-negative number of seconds, at most `MAX_TIMER_MS` ms in all
    */
   public static seconds(amount: number): Duration {
     return new Duration(amount * 1000, "seconds");
@@ -45,7 +45,7 @@ export class Duration {
 
   /**
    * A duration of `amount` minutes.
-   * @param amount - a finite, non-negative number of minutes, at most {@link MAX_TIMER_MS} ms in all
+   * @param amount - a finite, non-negative number of minutes, at most `MAX_TIMER_MS` ms in all
    */
   public static minutes(amount: number): Duration {
     return new Duration(amount * 60_000, "minutes");
@@ -53,7 +53,7 @@ export class Duration {
 
   /**
    * A duration of `amount` hours.
-   * @param amount - a finite, non-negative number of hours, at most {@link MAX_TIMER_MS} ms in all
+   * @param amount - a finite, non-negative number of hours, at most `MAX_TIMER_MS` ms in all
    */
   public static hours(amount: number): Duration {
     return new Duration(amount * 3_600_000, "hours");
@@ -66,7 +66,7 @@ export class Duration {
    * @param text - the duration text
    * @param field - the prop being parsed, used in the error message
    * @default field - "duration"
-   * @throws RangeError naming `field` when the text is not a duration, or when it is longer than {@link MAX_TIMER_MS}
+   * @throws RangeError naming `field` when the text is not a duration, or when it is longer than `MAX_TIMER_MS`
    */
   public static parse(text: string, field = "duration"): Duration {
     const ms = Duration.parseMillis(text);

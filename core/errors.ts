@@ -174,7 +174,7 @@ const HELM_CODES = {
   state: "HELM_STATE",
 } as const satisfies Record<HelmFailureKind, ErrorCode>;
 
-/** A helm failure worth retrying (see {@link HelmFailureKind}). */
+/** A helm failure worth retrying (see `HelmFailureKind`). */
 export class TransientHelmError extends HelmError {}
 /** A helm failure that retrying cannot fix. */
 export class PermanentHelmError extends HelmError {}

@@ -1,5 +1,5 @@
 /**
- * `helm-handoff/local-cluster`: throwaway Kubernetes control planes (etcd + kube-apiserver, optionally
+ * `helm-handoff/local-cluster` (this folder): throwaway Kubernetes control planes (etcd + kube-apiserver, optionally
  * kube-controller-manager, kube-scheduler and kwok with a fake node) run as local processes, for tests.
  *
  * @example
@@ -15,7 +15,6 @@
  * @module
  */
 export { ApiResponse } from "./api.js";
-export { cacheDir, findBinary, pulumiNodejsPluginDir, toolchainBinDir } from "./binaries.js";
 export type { ClusterProcess, LocalCluster, LocalClusterIdentity, LocalClusterOptions } from "./cluster.js";
 export { startLocalCluster } from "./cluster.js";
 export type { GitopsControllers, GitopsKind } from "./gitops.js";

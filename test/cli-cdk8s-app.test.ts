@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { execa } from "execa";
 import { parseAllDocuments } from "yaml";
-import { toolchainBinDir } from "../local-cluster/index.js";
+import { toolchainBinDir } from "../local-cluster/binaries.js";
 import { chartPath } from "./support/charts.js";
 import { createProject, installedVersion, type Project } from "./support/project.js";
 

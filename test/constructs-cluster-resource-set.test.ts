@@ -3,12 +3,12 @@ import { after, before, describe, it } from "node:test";
 import { Testing } from "cdk8s";
 import { parseAllDocuments } from "yaml";
 import {
-  ClusterAddon,
   carrierKey,
   clusterResourceSetObjects,
   DEFAULT_MAX_CARRIER_BYTES,
   RESOURCE_SET_SECRET_TYPE,
-} from "../constructs/index.js";
+} from "../constructs/cluster-resource-set.js";
+import { ClusterAddon } from "../constructs/index.js";
 import type { KubeObject } from "../core/objects.js";
 import { isolateCache, newChart, testChart, writeChart } from "./support/constructs.js";
 

@@ -9,18 +9,16 @@ import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { KubeConfig, KubernetesObjectApi } from "@kubernetes/client-node";
 import { parseAllDocuments } from "yaml";
-import {
-  argoCdApplicationObject,
-  ClusterAddon,
-  clusterResourceSetObjects,
-  fluxHandoffObjects,
-  helmChartProxyObject,
-} from "../constructs/index.js";
+import { clusterResourceSetObjects } from "../constructs/cluster-resource-set.js";
+import { helmChartProxyObject } from "../constructs/helm-chart-proxy.js";
+import { ClusterAddon } from "../constructs/index.js";
+import { argoCdApplicationObject, fluxHandoffObjects } from "../core/gitops.js";
 import { makeHandoffRecord } from "../core/handoff.js";
 import { HelmRunner } from "../core/helm/index.js";
 import type { KubeObject } from "../core/objects.js";
 import { validateSpec } from "../core/spec.js";
-import { findBinary, type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
+import { findBinary } from "../local-cluster/binaries.js";
+import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import { crdDir, crdFiles, isolateCache, newChart, RawApplier, testChart } from "./support/constructs.js";
 
 /**

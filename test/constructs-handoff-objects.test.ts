@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Testing } from "cdk8s";
-import {
-  ArgoCdHandoff,
-  argoCdApplicationObject,
-  FluxHandoff,
-  fluxHandoffObjects,
-} from "../constructs/index.js";
+import { ArgoCdHandoff, FluxHandoff } from "../constructs/index.js";
+import { argoCdApplicationObject, fluxHandoffObjects } from "../core/gitops.js";
 import { makeHandoffRecord } from "../core/handoff.js";
 import { newChart } from "./support/constructs.js";
 

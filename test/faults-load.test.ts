@@ -7,7 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { clusterIdentityFromKubeconfig, type HandoffRecord, valuesDigest } from "../core/index.js";
+import { type HandoffRecord, valuesDigest } from "../core/handoff.js";
+import { clusterIdentityFromKubeconfig } from "../core/index.js";
 import type { LocalCluster } from "../local-cluster/index.js";
 import type { ReleaseStatus } from "../provider/index.js";
 import type { AddonStack } from "./support/addon.js";

@@ -16,7 +16,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { sendRequest } from "../local-cluster/api.js";
-import { toolchainBinDir } from "../local-cluster/index.js";
+import { toolchainBinDir } from "../local-cluster/binaries.js";
 import { type ProcessIdentity, processIdentity } from "../local-cluster/process-identity.js";
 
 const CLI = fileURLToPath(new URL("../local-cluster/cli.js", import.meta.url));

@@ -16,13 +16,12 @@ import {
   sendRequest,
   type TlsCredentials,
 } from "../local-cluster/api.js";
+import { findBinary, toolchainBinDir } from "../local-cluster/binaries.js";
 import {
-  findBinary,
   KWOK_NODE_NAME,
   type LocalCluster,
   type LocalClusterOptions,
   startLocalCluster,
-  toolchainBinDir,
 } from "../local-cluster/index.js";
 
 /** Generous: two clusters start at once on a 2-core machine. */

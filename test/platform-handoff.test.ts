@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { clusterIdentityFromKubeconfig, type HandoffRecord, valuesDigest } from "../core/index.js";
+import { type HandoffRecord, valuesDigest } from "../core/handoff.js";
+import { clusterIdentityFromKubeconfig } from "../core/index.js";
 import { platform, type RootObjectRef } from "../examples/platform/program.js";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import { liveRelease } from "./support/addon.js";

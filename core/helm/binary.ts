@@ -1,7 +1,8 @@
 /**
  * Which helm runs, and whether it is new enough. The lookup order is the same for both runners:
- * the explicit `helmBinary` option, then `$HELM_HANDOFF_HELM`, then `helm` on PATH, then the
- * project toolchain's bin dir. A bare name is looked up on PATH, a path must be executable.
+ * the explicit `helmBinary` option, then `$HELM_HANDOFF_HELM`, then `helm` on PATH (a development
+ * checkout puts its toolchain's bin dir first on PATH in its scripts; the package never looks
+ * there itself). A bare name is looked up on PATH, a path must be executable.
  * `checkHelmVersion` reads the output of `helm version` and refuses anything older than v4; a
  * version that passed is remembered on disk by binary (real path, size, modification time,
  * inode: `${XDG_CACHE_HOME:-~/.cache}/helm-handoff/helm-versions.json`), so a new provider process
@@ -12,11 +13,10 @@
 import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HelmNotFoundError, HelmVersionError } from "../errors.js";
-import { cacheHome, findOnPath, isExecutable, toolchainBinDir } from "../paths.js";
+import { cacheHome, findOnPath, isExecutable } from "../paths.js";
 
 /**
- * Finds helm: `explicit`, else `$HELM_HANDOFF_HELM`, else `helm` on PATH, else the project's
- * toolchain bin dir.
+ * Finds helm: `explicit`, else `$HELM_HANDOFF_HELM`, else `helm` on PATH.
  * @throws HelmNotFoundError listing what was tried
  */
 export function resolveHelmBinary(explicit?: string): string {
@@ -33,9 +33,7 @@ export function resolveHelmBinary(explicit?: string): string {
   if (fromEnv !== undefined && fromEnv !== "") return resolveHelmBinary(fromEnv);
   const onPath = findOnPath("helm");
   if (onPath !== undefined) return onPath;
-  const fallback = join(toolchainBinDir(), "helm");
-  if (isExecutable(fallback)) return fallback;
-  throw new HelmNotFoundError(['"helm" on PATH', fallback]);
+  throw new HelmNotFoundError(['"helm" on PATH']);
 }
 
 /**

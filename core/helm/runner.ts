@@ -79,12 +79,18 @@ export class HelmRunner {
     return this.opts.kubeconfig;
   }
 
-  /** Redacts the runner's secrets (kubeconfig and credentials, registered secrets) from `text`. */
+  /**
+   * Redacts the runner's secrets (kubeconfig and credentials, registered secrets) from `text`.
+   * @internal the package's own lifecycle code calls it; users pass the runner to `ensureRelease` / `removeRelease`.
+   */
   public redact(text: string): string {
     return this.redactor.redact(text);
   }
 
-  /** The helm version (e.g. `"v4.3.1"`); throws {@link HelmVersionError} if it is not v4 or later. */
+  /**
+   * The helm version (e.g. `"v4.3.1"`); throws {@link HelmVersionError} if it is not v4 or later.
+   * @internal the package's own lifecycle code calls it; users pass the runner to `ensureRelease` / `removeRelease`.
+   */
   public version(): Promise<string> {
     try {
       this.guard("version");
@@ -120,7 +126,10 @@ export class HelmRunner {
     return this.versionPromise;
   }
 
-  /** Installs the release (`helm install … -o json`), never upgrading an existing one. */
+  /**
+   * Installs the release (`helm install … -o json`), never upgrading an existing one.
+   * @internal the package's own lifecycle code calls it; users pass the runner to `ensureRelease` / `removeRelease`.
+   */
   public async install(spec: ResolvedSpec, options: InstallCallOptions = {}): Promise<ReleaseInfo> {
     this.guard("install");
     const dryRun = options.dryRun === true ? "server" : options.dryRun === false ? undefined : options.dryRun;
@@ -142,7 +151,10 @@ export class HelmRunner {
     });
   }
 
-  /** Upgrades the release to the spec (`helm upgrade --reset-values … -o json`); no `--install`, no rollback on failure. */
+  /**
+   * Upgrades the release to the spec (`helm upgrade --reset-values … -o json`); no `--install`, no rollback on failure.
+   * @internal the package's own lifecycle code calls it; users pass the runner to `ensureRelease` / `removeRelease`.
+   */
   public async upgrade(spec: ResolvedSpec, options: UpgradeCallOptions = {}): Promise<ReleaseInfo> {
     this.guard("upgrade");
     return this.withCall(async (call) => {
@@ -162,7 +174,10 @@ export class HelmRunner {
     });
   }
 
-  /** Rolls the release back to `revision`. */
+  /**
+   * Rolls the release back to `revision`.
+   * @internal the package's own lifecycle code calls it; users pass the runner to `ensureRelease` / `removeRelease`.
+   */
   public async rollback(
     releaseName: string,
     namespace: string,
@@ -180,6 +195,7 @@ export class HelmRunner {
   /**
    * Uninstalls the release. A release that does not exist counts as success.
    * @returns whether the release existed
+   * @internal the package's own lifecycle code calls it; users pass the runner to `ensureRelease` / `removeRelease`.
    */
   public async uninstall(
     releaseName: string,
@@ -204,6 +220,7 @@ export class HelmRunner {
   /**
    * The release's status, or `undefined` when there is no such release. helm v4's `status -o json`
    * has neither the chart nor the release labels: `helm get metadata` adds both.
+   * @internal the package's own lifecycle code calls it; users pass the runner to `ensureRelease` / `removeRelease`.
    */
   public async status(releaseName: string, namespace: string): Promise<ReleaseInfo | undefined> {
     this.guard("status");
@@ -230,6 +247,7 @@ export class HelmRunner {
    * revision's status is no longer `expectStatus` (another operation got there first). helm has no
    * command for it. Nothing of the Secret's content is read or reported.
    * @throws ReleaseBusyError when the revision changed or is gone (retried by the lifecycle)
+   * @internal the package's own lifecycle code calls it; users pass the runner to `ensureRelease` / `removeRelease`.
    */
   public async relabel(
     releaseName: string,
@@ -283,7 +301,10 @@ export class HelmRunner {
     );
   }
 
-  /** The release's revisions, oldest first; empty when there is no such release. */
+  /**
+   * The release's revisions, oldest first; empty when there is no such release.
+   * @internal the package's own lifecycle code calls it; users pass the runner to `ensureRelease` / `removeRelease`.
+   */
   public async history(releaseName: string, namespace: string): Promise<ReleaseRevision[]> {
     this.guard("history");
     return this.withCall(async (call) => {
@@ -298,7 +319,10 @@ export class HelmRunner {
     });
   }
 
-  /** The user-supplied values of the release (`helm get values -o json`); `{}` when none. */
+  /**
+   * The user-supplied values of the release (`helm get values -o json`); `{}` when none.
+   * @internal the package's own lifecycle code calls it; users pass the runner to `ensureRelease` / `removeRelease`.
+   */
   public async getValues(releaseName: string, namespace: string): Promise<Record<string, unknown>> {
     this.guard("getValues");
     return this.withCall(async (call) => {
@@ -308,7 +332,10 @@ export class HelmRunner {
     });
   }
 
-  /** Renders the chart locally (`helm template`, no cluster) and returns the manifest YAML. */
+  /**
+   * Renders the chart locally (`helm template`, no cluster) and returns the manifest YAML.
+   * @internal the package's own lifecycle code calls it; users pass the runner to `ensureRelease` / `removeRelease`.
+   */
   public async template(spec: ResolvedSpec, options: TemplateOptions = {}): Promise<string> {
     this.guard("template");
     return this.withCall(async (call) => {
@@ -322,7 +349,10 @@ export class HelmRunner {
     });
   }
 
-  /** Releases in `namespace` (all statuses), or in all namespaces when omitted. */
+  /**
+   * Releases in `namespace` (all statuses), or in all namespaces when omitted.
+   * @internal the package's own lifecycle code calls it; users pass the runner to `ensureRelease` / `removeRelease`.
+   */
   public async list(namespace?: string): Promise<ReleaseListItem[]> {
     this.guard("list");
     return this.withCall(async (call) => {

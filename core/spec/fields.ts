@@ -33,12 +33,12 @@ export function readableFile(p: string, field: string, what: string): string {
 
 /**
  * Converts a duration input (a {@link Duration}, a string such as `"5m"`, or a number of
- * seconds) into a positive {@link Duration} of at most {@link MAX_DURATION}.
+ * seconds) into a positive {@link Duration} of at most `MAX_DURATION`.
  *
  * @param value - the input
  * @param field - the prop, for the error message
  * @param fallback - returned when `value` is undefined; @default - none: undefined is an error
- * @throws SpecError naming `field` when the value is not a positive duration, or is longer than {@link MAX_DURATION}
+ * @throws SpecError naming `field` when the value is not a positive duration, or is longer than `MAX_DURATION`
  */
 export function toDuration(value: unknown, field: string, fallback?: Duration): Duration {
   if (value === undefined && fallback !== undefined) return fallback;

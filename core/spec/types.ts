@@ -43,7 +43,7 @@ export type ChartSource = RepoChartSource | PathChartSource;
 
 /**
  * A duration as accepted in input: a {@link Duration}, a string such as `"5m"`, or a number of
- * seconds; more than zero and at most 24 hours ({@link MAX_DURATION}).
+ * seconds; more than zero and at most 24 hours (`MAX_DURATION`).
  */
 export type DurationInput = Duration | string | number;
 

@@ -15,7 +15,7 @@ import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import * as automation from "@pulumi/pulumi/automation/index.js";
 import { HelmRunner } from "helm-handoff";
-import { type LocalCluster, startLocalCluster, toolchainBinDir } from "helm-handoff/local-cluster";
+import { type LocalCluster, startLocalCluster } from "helm-handoff/local-cluster";
 
 const repoRoot = resolve(dirname(new URL(import.meta.url).pathname), "..", "..", "..");
 const projectDir = join(repoRoot, "examples", "bootstrap");
@@ -45,7 +45,8 @@ async function main(): Promise<void> {
     const stack = await automation.LocalWorkspace.createOrSelectStack(
       { stackName: "demo", workDir: projectDir },
       {
-        pulumiCommand: await automation.PulumiCommand.get({ root: dirname(toolchainBinDir()) }),
+        // The `pulumi` on PATH: scripts/demo.sh puts the toolchain's first.
+        pulumiCommand: await automation.PulumiCommand.get(),
         envVars: {
           PULUMI_BACKEND_URL: `file://${backendDir}`,
           PULUMI_HOME: pulumiHome,

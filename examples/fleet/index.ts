@@ -11,11 +11,10 @@
  * @module
  */
 import { mkdir } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as automation from "@pulumi/pulumi/automation/index.js";
 import type { HandoffRecord } from "helm-handoff";
-import { pulumiNodejsPluginDir, toolchainBinDir } from "helm-handoff/local-cluster";
 import {
   ClusterAddon,
   type ClusterAddonArgs,
@@ -196,12 +195,12 @@ async function bootstrapCluster(
       { stackName, projectName: options.projectName ?? "helm-handoff-fleet", program },
       {
         workDir,
-        pulumiCommand: await automation.PulumiCommand.get({ root: dirname(toolchainBinDir()) }),
+        // The `pulumi` on PATH (a Pulumi install, or this repository's toolchain under its scripts).
+        pulumiCommand: await automation.PulumiCommand.get(),
         envVars: {
           PULUMI_BACKEND_URL: backendUrl,
           PULUMI_CONFIG_PASSPHRASE:
             options.passphrase ?? process.env.PULUMI_CONFIG_PASSPHRASE ?? "helm-handoff-fleet",
-          PATH: `${pulumiNodejsPluginDir()}:${process.env.PATH ?? ""}`,
           PULUMI_SKIP_UPDATE_CHECK: "true",
           PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
           ...options.env,

@@ -13,7 +13,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { execa } from "execa";
-import { toolchainBinDir } from "../../local-cluster/index.js";
+import { toolchainBinDir } from "../../local-cluster/binaries.js";
 import { repoRoot } from "./charts.js";
 import { codeBlockAfter } from "./markdown.js";
 

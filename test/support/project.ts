@@ -11,7 +11,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { execa, type Options } from "execa";
-import { toolchainBinDir } from "../../local-cluster/index.js";
+import { toolchainBinDir } from "../../local-cluster/binaries.js";
 import { repoRoot } from "./charts.js";
 
 let tarball: Promise<string> | undefined;

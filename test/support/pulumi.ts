@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import * as automation from "@pulumi/pulumi/automation/index.js";
-import { pulumiNodejsPluginDir, toolchainBinDir } from "../../local-cluster/index.js";
+import { pulumiNodejsPluginDir, toolchainBinDir } from "../../local-cluster/binaries.js";
 import { repoRoot } from "./charts.js";
 
 /** A stack of an inline program, with its backend and captured engine output. */

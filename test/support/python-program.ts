@@ -16,7 +16,7 @@ import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import { execa } from "execa";
-import { toolchainBinDir } from "../../local-cluster/index.js";
+import { toolchainBinDir } from "../../local-cluster/binaries.js";
 import { repoRoot } from "./charts.js";
 import { codeBlockAfter } from "./markdown.js";
 import { languageHostDir } from "./project.js";
