@@ -12,7 +12,6 @@ export {
   CredentialsRejectedError,
   DeadlineExceededError,
   type ErrorCode,
-  HelmCallNotAllowedError,
   HelmError,
   HelmHandoffError,
   HelmNotFoundError,
@@ -34,6 +33,7 @@ export {
 } from "./install.js";
 export { newDigestKey } from "./keyed-digest.js";
 export { OwnershipError, type ReleaseOwner } from "./lifecycle/ownership.js";
+export { waitForApiServer } from "./readiness.js";
 export { type RemoveOutcome, type RemoveReleaseOptions, removeRelease } from "./remove.js";
 export {
   type AddonSpec,

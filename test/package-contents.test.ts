@@ -105,7 +105,7 @@ const SURFACE: Readonly<Record<string, readonly string[]>> = {
     "ErrorCode",
     "HandoffRecord",
     "HandoffRecordInput",
-    "HelmCallNotAllowedError",
+
     "HelmError",
     "HelmHandoffError",
     "HelmNotFoundError",
@@ -133,6 +133,7 @@ const SURFACE: Readonly<Record<string, readonly string[]>> = {
     "newDigestKey",
     "removeRelease",
     "validateSpec",
+    "waitForApiServer",
   ],
   "./pulumi": [
     "ChartSource",

@@ -59,7 +59,7 @@ export interface HelmRunnerOptions {
   /** Extra secrets to redact from messages and output. @default - none */
   readonly secrets?: Iterable<string>;
   /**
-   * Which calls this runner may make; any other throws {@link HelmCallNotAllowedError} before helm starts.
+   * Which calls this runner may make; any other throws `HelmCallNotAllowedError` before helm starts.
    * @default - every call
    */
   readonly policy?: HelmCallPolicy;
