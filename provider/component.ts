@@ -22,7 +22,7 @@ import {
   validateKnownFields,
 } from "../core/spec.js";
 import { mergeValues, readValueFiles, rejectProtoKeys } from "../core/values.js";
-import { AddonRelease, type AddonReleaseArgs, quietPromiseStacks, type ReleaseResource } from "./resource.js";
+import { AddonRelease, type AddonReleaseArgs, quietPromiseStacks, type ReleaseResource } from "./release.js";
 import { type ReleaseStatus, SECRET_OUTPUT_KEYS, type StoredSpec } from "./state.js";
 
 /** Arguments of {@link ClusterAddon}. The chart, values and options are the shared add-on spec of `helm-handoff`. */

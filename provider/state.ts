@@ -11,18 +11,6 @@ import type { HandoffRecord } from "../core/handoff.js";
 import { isKeyedDigest } from "../core/keyed-digest.js";
 import type { ChartSource, InstallOptions, RetryPolicy, Strategy } from "../core/spec.js";
 
-/**
- * Type token of the release resource in a Node.js program: a dynamic resource, which the engine
- * routes to Pulumi's dynamic provider host (`pulumi-nodejs`).
- */
-export const DYNAMIC_RELEASE_TYPE = "pulumi-nodejs:dynamic/helm-handoff:ClusterAddonRelease";
-
-/** Type token of the release resource served by the package's provider (YAML, Go, Python, C# programs). */
-export const PACKAGE_RELEASE_TYPE = "helm-handoff:index:AddonRelease";
-
-/** Every type token a release resource has, whichever provider serves it. */
-export const RELEASE_TYPES: readonly string[] = [DYNAMIC_RELEASE_TYPE, PACKAGE_RELEASE_TYPE];
-
 /** The chart reference as stored: the repository password lives in {@link ReleaseInputs.chartPassword}. */
 export type StoredChartSource =
   | Omit<Extract<ChartSource, { readonly repo: string }>, "password">

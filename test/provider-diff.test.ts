@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { makeHandoffRecord, valuesDigest } from "../core/handoff.js";
 import { keyedValuesDigest } from "../core/keyed-digest.js";
-import { diff } from "../provider/dynamic.js";
+import { diff } from "../provider/crud.js";
 import type { ReleaseInputs, ReleaseOutputs } from "../provider/state.js";
 
-// provider/dynamic.ts `diff` without an engine or a cluster: it decides from the stored outputs
+// provider/crud.ts `diff` without an engine or a cluster: it decides from the stored outputs
 // (what the release ran at the last helm call or refresh) and the new inputs alone.
 
 function inputs(

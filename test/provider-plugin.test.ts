@@ -12,6 +12,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
+import ts from "typescript";
 import { makeHandoffRecord } from "../core/handoff.js";
 import { helmHandoffProvider, packageVersion } from "../provider/plugin/provider.js";
 import { CLUSTER_ADDON_INPUTS, packageSchema } from "../provider/plugin/schema.js";
@@ -50,7 +51,7 @@ test("the plugin's component, release and provider load the SDK's modules but no
   // plugin start), which only a Node.js program's dynamic resources would need.
   const plugin = join(repoRoot(), "dist", "provider", "plugin");
   const code = String.raw`import { createRequire } from "node:module";
-await import(${JSON.stringify(pathToFileURL(join(plugin, "release.js")).href)});
+await import(${JSON.stringify(pathToFileURL(join(plugin, "component.js")).href)});
 await import(${JSON.stringify(pathToFileURL(join(plugin, "provider.js")).href)});
 await import("@pulumi/pulumi/provider/index.js");
 const loaded = Object.keys(createRequire(import.meta.url).cache);
@@ -114,6 +115,54 @@ test("the schema documents every ClusterAddon input and output, secrets marked",
     ["kubeconfig", "values"],
   );
   assert.equal(addon.properties.valuesDigestKey?.secret, true);
+});
+
+test("the schema's ClusterAddon inputs are ClusterAddonArgs field by field: same names, required ones, plain ones", () => {
+  // The one source of the args is provider/component.ts: read its ClusterAddonArgs with the compiler.
+  const file = join(repoRoot(), "provider", "component.ts");
+  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+  const args = source?.statements.find(
+    (st): st is ts.InterfaceDeclaration =>
+      ts.isInterfaceDeclaration(st) && st.name.text === "ClusterAddonArgs",
+  );
+  assert.ok(args, "ClusterAddonArgs is declared in provider/component.ts");
+  const fields = args.members.filter(ts.isPropertySignature).map((m) => ({
+    name: m.name.getText(source),
+    required: m.questionToken === undefined,
+    // An input that may be another resource's output is `pulumi.Input<…>`; a plain one is not.
+    plain: !(m.type?.getText(source) ?? "").startsWith("pulumi.Input<"),
+    documented: ts.getJSDocCommentsAndTags(m).length > 0,
+  }));
+  const schema = packageSchema("1.2.3") as {
+    resources: Record<
+      string,
+      { inputProperties: Record<string, { plain?: boolean }>; requiredInputs: string[] }
+    >;
+  };
+  const addon = schema.resources["helm-handoff:index:ClusterAddon"];
+  assert.ok(addon);
+  assert.deepEqual(fields.map((f) => f.name).sort(), [...CLUSTER_ADDON_INPUTS].sort());
+  assert.deepEqual(
+    fields
+      .filter((f) => f.required)
+      .map((f) => f.name)
+      .sort(),
+    [...addon.requiredInputs].sort(),
+  );
+  assert.deepEqual(
+    fields
+      .filter((f) => f.plain)
+      .map((f) => f.name)
+      .sort(),
+    Object.entries(addon.inputProperties)
+      .filter(([, p]) => p.plain === true)
+      .map(([n]) => n)
+      .sort(),
+  );
+  assert.deepEqual(
+    fields.filter((f) => !f.documented),
+    [],
+  );
 });
 
 test("the schema types the handoff output with every field a handoff record has", () => {

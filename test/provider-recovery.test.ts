@@ -11,7 +11,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { recoverInterruptedUpdate } from "../provider/index.js";
-import { DYNAMIC_RELEASE_TYPE, PACKAGE_RELEASE_TYPE } from "../provider/state.js";
+import { DYNAMIC_RELEASE_TYPE, PACKAGE_RELEASE_TYPE } from "../provider/release.js";
 import { type TestStack, testStack } from "./support/pulumi.js";
 
 const PROJECT = "helm-handoff-test";

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { quietPromiseStacks, releaseProps } from "../provider/resource.js";
+import { quietPromiseStacks, releaseProps } from "../provider/release.js";
 
 test("a release registers with no debug stack traces and the stack trace limit comes back after", () => {
   const before = Error.stackTraceLimit;

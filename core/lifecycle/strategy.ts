@@ -7,7 +7,7 @@
  * strategy (upgrade, rollback, uninstall, relabel) touches only a release whose current revision
  * this resource wrote (`ownership.ts`); one it did not write is adopted as it is (ApplyOnce) or
  * refused with an `OwnershipError` (Reconcile). The Pulumi provider
- * (`provider/dynamic.ts`, `provider/component.ts`) and the lifecycle (`core/install.ts`) read
+ * (`provider/crud.ts`, `provider/component.ts`) and the lifecycle (`core/install.ts`) read
  * this table, and every runner they create refuses a call the table does not list
  * (`HelmCallNotAllowedError`), so a rule cannot be broken by a forgotten `if`.
  *

@@ -4,7 +4,7 @@
  * - `construct` of the component `helm-handoff:index:ClusterAddon`: the same `ClusterAddon` a
  *   Node.js program makes, with its release as the package's custom resource (`release.ts`);
  * - check/diff/create/read/update/delete of that release (`helm-handoff:index:AddonRelease`),
- *   which call the dynamic provider's functions (`provider/dynamic.ts`): one implementation of the
+ *   which call the dynamic provider's functions (`provider/crud.ts`): one implementation of the
  *   lifecycle, two hosts. The ApplyOnce guarantees hold the same way: the engine options the
  *   component puts on the release (`ignoreChanges`, `retainOnDelete`), then the strategy table
  *   checked by every helm runner.
@@ -18,21 +18,21 @@ import { readFileSync } from "node:fs";
 import type * as pulumi from "@pulumi/pulumi";
 import type * as provider from "@pulumi/pulumi/provider/index.js";
 import { SpecError } from "../../core/errors.js";
-import { PACKAGE_RELEASE_TYPE } from "../state.js";
-import { packageSchema } from "./schema.js";
+import { PACKAGE_RELEASE_TYPE } from "../release.js";
+import type { ReleaseInputs, ReleaseOutputs } from "../state.js";
+import { PLAIN_INPUTS, packageSchema } from "./schema.js";
 import { unwrapSecrets, wrapSecrets } from "./secrets.js";
 
 /** Type token of the component. */
 export const COMPONENT_TYPE = "helm-handoff:index:ClusterAddon";
-/** Type token of the release resource (same as `release.ts`'s, which loads the Pulumi runtime). */
 
 type Props = Record<string, unknown>;
-type Crud = typeof import("../dynamic.js");
+type Crud = typeof import("../crud.js");
 
 let crudModule: Promise<Crud> | undefined;
 /** The shared CRUD code, loaded on first use. */
 function crud(): Promise<Crud> {
-  crudModule ??= import("../dynamic.js");
+  crudModule ??= import("../crud.js");
   return crudModule;
 }
 
@@ -55,9 +55,17 @@ function assertRelease(urn: string): void {
   if (type !== PACKAGE_RELEASE_TYPE) throw new Error(`helm-handoff: unknown resource type ${type}`);
 }
 
-/** Inputs with the engine's wire secrets unwrapped, as the CRUD code takes them. */
-function plain(props: unknown): Props & { strategy: "ApplyOnce" | "Reconcile" } {
-  return unwrapSecrets(props ?? {}) as Props & { strategy: "ApplyOnce" | "Reconcile" };
+/**
+ * The engine's properties, wire secrets unwrapped, as the stored inputs the CRUD code takes (the
+ * same shape the dynamic provider host hands it: the engine passes back what `check` accepted).
+ */
+function inputsOf(props: unknown): ReleaseInputs & Props {
+  return unwrapSecrets(props ?? {}) as ReleaseInputs & Props;
+}
+
+/** The same for stored outputs (what `create`/`update`/`read` returned). */
+function outputsOf(props: unknown): ReleaseOutputs & Props {
+  return unwrapSecrets(props ?? {}) as ReleaseOutputs & Props;
 }
 
 /** The provider object served by `@pulumi/pulumi/provider`'s `main`. */
@@ -67,7 +75,7 @@ export function helmHandoffProvider(version: string = packageVersion()): provide
     getSchema: async () => JSON.stringify(packageSchema(version)),
     async check(urn, olds, news) {
       assertRelease(urn);
-      const result = await (await crud()).check(plain(olds) as never, plain(news) as never);
+      const result = await (await crud()).check(inputsOf(olds), inputsOf(news));
       // The inputs go back as they came, secrets still marked.
       return result.failures !== undefined && result.failures.length > 0
         ? { failures: result.failures }
@@ -75,34 +83,34 @@ export function helmHandoffProvider(version: string = packageVersion()): provide
     },
     async diff(id, urn, olds, news) {
       assertRelease(urn);
-      return (await crud()).diff(id, plain(olds) as never, plain(news) as never);
+      return (await crud()).diff(id, outputsOf(olds), inputsOf(news));
     },
     async create(urn, inputs) {
       assertRelease(urn);
-      const result = await (await crud()).create(plain(inputs) as never);
+      const result = await (await crud()).create(inputsOf(inputs));
       return { id: result.id, outs: wrapSecrets(result.outs as Props) };
     },
     async read(id, urn, props) {
       assertRelease(urn);
-      const result = await (await crud()).read(id, props === undefined ? undefined : (plain(props) as never));
+      const result = await (await crud()).read(id, props === undefined ? undefined : outputsOf(props));
       return result.id === undefined
         ? {}
         : { id: result.id, props: wrapSecrets((result.props ?? {}) as Props) };
     },
     async update(id, urn, olds, news) {
       assertRelease(urn);
-      const result = await (await crud()).update(id, plain(olds) as never, plain(news) as never);
+      const result = await (await crud()).update(id, outputsOf(olds), inputsOf(news));
       return { outs: wrapSecrets((result.outs ?? {}) as Props) };
     },
     async delete(id, urn, props) {
       assertRelease(urn);
-      await (await crud()).remove(id, plain(props) as never);
+      await (await crud()).remove(id, outputsOf(props));
     },
     async construct(name, type, inputs, options) {
       if (type !== COMPONENT_TYPE) throw new Error(`helm-handoff: unknown component type ${type}`);
       // The SDK's modules, not its index (which also loads closure serialization, ~0.3 s).
       const [{ PackagedClusterAddon }, { Output }, { InputPropertiesError }] = await Promise.all([
-        import("./release.js"),
+        import("./component.js"),
         import("@pulumi/pulumi/output.js"),
         import("@pulumi/pulumi/errors.js"),
       ]);
@@ -130,17 +138,6 @@ export function helmHandoffProvider(version: string = packageVersion()): provide
     },
   };
 }
-
-/** Inputs the component needs as plain values when the program runs (`plain` in the schema). */
-const PLAIN_INPUTS = [
-  "releaseName",
-  "createNamespace",
-  "valueFiles",
-  "install",
-  "retry",
-  "strategy",
-  "adopt",
-] as const;
 
 /**
  * The component's inputs as `ClusterAddonArgs`.

@@ -83,6 +83,11 @@ const inputProperties = {
 /** The names of `ClusterAddon`'s inputs, in schema order. */
 export const CLUSTER_ADDON_INPUTS = Object.keys(inputProperties);
 
+/** The inputs the component needs as plain values when the program runs (`plain: true` above). */
+export const PLAIN_INPUTS: readonly string[] = Object.entries(inputProperties)
+  .filter(([, p]) => "plain" in p && p.plain)
+  .map(([name]) => name);
+
 /** The package schema for `version`. */
 export function packageSchema(version: string): Record<string, unknown> {
   return {

@@ -1,5 +1,9 @@
 /**
- * The dynamic resource behind `ClusterAddon`.
+ * The release resource behind `ClusterAddon`, one class for both hosts, and its type tokens. In a
+ * Node.js program it is a dynamic resource, routed by the engine to Pulumi's dynamic provider
+ * host; in a YAML, Go, Python or C# program a custom resource of the `helm-handoff` package,
+ * served by the package's provider (`plugin/provider.ts`). Both run the same create/read/update/
+ * delete code (`crud.ts`) on the same inputs and outputs (`state.ts`).
  *
  * A dynamic resource stores its provider as JavaScript source in the state (`__provider`), which
  * the engine's `pulumi-nodejs` provider process loads with require-from-string. Pulumi's
@@ -15,7 +19,22 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { CustomResource } from "@pulumi/pulumi/resource.js";
-import { DYNAMIC_RELEASE_TYPE, type ReleaseInputs, type ReleaseOutputs } from "./state.js";
+import type { ReleaseInputs, ReleaseOutputs } from "./state.js";
+
+/**
+ * Type token of the release resource in a Node.js program: a dynamic resource (the token
+ * `pulumi.dynamic.Resource` would make), which the engine routes to `pulumi-nodejs`.
+ */
+export const DYNAMIC_RELEASE_TYPE = "pulumi-nodejs:dynamic/helm-handoff:ClusterAddonRelease";
+
+/** Type token of the release resource served by the package's provider (YAML, Go, Python, C#). */
+export const PACKAGE_RELEASE_TYPE = "helm-handoff:index:AddonRelease";
+
+/** Every type token a release resource has, whichever provider serves it. */
+export const RELEASE_TYPES: readonly string[] = [DYNAMIC_RELEASE_TYPE, PACKAGE_RELEASE_TYPE];
+
+/** Which provider serves a release: Pulumi's dynamic provider host, or the package's provider. */
+export type ReleaseHost = "dynamic" | "package";
 
 /** The provider module stored in `__provider`: `handler()` returns the provider object. */
 const PROVIDER_SOURCE = `"use strict";
@@ -80,7 +99,7 @@ export function quietPromiseStacks(): () => void {
   };
 }
 
-/** One Helm release on one cluster, managed by the helm-handoff dynamic provider. */
+/** One Helm release on one cluster, served by the dynamic provider or the package's provider. */
 export class AddonRelease extends CustomResource implements ReleaseResource {
   declare public readonly status: pulumi.Output<ReleaseOutputs["status"]>;
   declare public readonly handoff: pulumi.Output<ReleaseOutputs["handoff"]>;
@@ -91,12 +110,21 @@ export class AddonRelease extends CustomResource implements ReleaseResource {
    * @param name - resource name
    * @param args - the release inputs
    * @param opts - resource options (the component sets ignoreChanges/retainOnDelete)
+   * @param host - which provider serves it
    */
-  public constructor(name: string, args: AddonReleaseArgs, opts?: pulumi.CustomResourceOptions) {
+  public constructor(
+    name: string,
+    args: AddonReleaseArgs,
+    opts?: pulumi.CustomResourceOptions,
+    host: ReleaseHost = "dynamic",
+  ) {
     const restore = quietPromiseStacks();
     try {
-      // The type token `pulumi.dynamic.Resource` would make: the engine routes it to `pulumi-nodejs`.
-      super(DYNAMIC_RELEASE_TYPE, name, { ...releaseProps(args), __provider: PROVIDER_SOURCE }, opts);
+      if (host === "dynamic") {
+        super(DYNAMIC_RELEASE_TYPE, name, { ...releaseProps(args), __provider: PROVIDER_SOURCE }, opts);
+      } else {
+        super(PACKAGE_RELEASE_TYPE, name, releaseProps(args), opts);
+      }
     } finally {
       restore();
     }

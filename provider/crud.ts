@@ -1,7 +1,12 @@
 /**
- * The dynamic provider's implementation, loaded by the thin serialized provider
- * (see resource.ts) at call time as `helm-handoff/pulumi/dynamic`, and by the Pulumi package's
- * provider (`plugin/provider.ts`): one implementation of the lifecycle, two hosts.
+ * The release's check/diff/create/read/update/delete, the one implementation both hosts run: the
+ * provider source stored in a Node.js program's state (`release.ts`) loads it at call time as
+ * `helm-handoff/pulumi/dynamic`, and the package's provider (`plugin/provider.ts`) imports it.
+ *
+ * Frozen contract: the package export `helm-handoff/pulumi/dynamic` maps to this module, and the
+ * provider source already stored in users' states calls exactly `check`, `diff`, `create`,
+ * `read`, `update` and `remove` with the engine's arguments. Keep the export path and these six
+ * functions' signatures; add, never rename.
  *
  * Contract kept here (Pulumi's dynamic providers):
  * - a failed create leaves nothing installed and throws (nothing is recorded);
