@@ -5,7 +5,7 @@
  */
 import { ApiObject, Chart, JsonPatch } from "cdk8s";
 import { Construct, type IConstruct } from "constructs";
-import { localChartMeta } from "../core/chart.js";
+import { localChartMeta } from "../core/chart-facts.js";
 import { SpecError } from "../core/errors.js";
 import { type HandoffRecord, makeHandoffRecord } from "../core/handoff.js";
 import type { KubeObject } from "../core/objects.js";

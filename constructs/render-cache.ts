@@ -24,7 +24,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join, relative } from "node:path";
-import { exactChartVersion } from "../core/chart.js";
+import { exactChartVersion } from "../core/chart-facts.js";
 import { canonicalJson } from "../core/handoff.js";
 import type { TemplateOptions } from "../core/helm/index.js";
 import { cacheHome } from "../core/paths.js";

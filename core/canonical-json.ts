@@ -1,6 +1,6 @@
 /**
  * Canonical JSON, the one text every digest of values is computed over (the unkeyed in-memory
- * comparison of `valuesDigest` and the keyed digests stored in state and in the handoff record):
+ * comparison of `valuesFingerprint` and the keyed digests stored in state and in the handoff record):
  * equal values give equal text whatever their key order.
  *
  * @module

@@ -110,10 +110,11 @@ export function digestOf(value: unknown): string {
 }
 
 /**
- * The unkeyed digest of chart values, for comparisons in memory only (never stored or exported:
- * anyone could test guesses against it); `undefined`/`null` count as `{}`.
+ * A fingerprint of chart values (an unkeyed digest), for comparisons in memory only: never stored
+ * or exported, since anyone could test guesses against it (the stored and exported
+ * `valuesDigest` is keyed: `keyedValuesDigest`); `undefined`/`null` count as `{}`.
  */
-export function valuesDigest(values: Readonly<Record<string, unknown>> | null | undefined): string {
+export function valuesFingerprint(values: Readonly<Record<string, unknown>> | null | undefined): string {
   return digestOf(values ?? {});
 }
 

@@ -27,7 +27,7 @@
  */
 import { Duration } from "./duration.js";
 import { DeadlineExceededError, HelmError, HelmHandoffError, ReleaseBusyError } from "./errors.js";
-import { valuesDigest } from "./handoff.js";
+import { valuesFingerprint } from "./handoff.js";
 import type { HelmRunner, ReleaseInfo } from "./helm/index.js";
 import {
   describeOwnership,
@@ -240,7 +240,7 @@ async function attempt(a: Attempt, installFirst: boolean): Promise<AttemptResult
       mayUpgrade && ours && current?.status === "deployed"
         ? {
             desired: desiredRelease(spec),
-            liveValuesDigest: valuesDigest(await runner.getValues(spec.releaseName, spec.namespace)),
+            liveValuesDigest: valuesFingerprint(await runner.getValues(spec.releaseName, spec.namespace)),
           }
         : undefined;
     const state = classifyRelease(current, {

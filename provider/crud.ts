@@ -27,7 +27,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { SpecError } from "../core/errors.js";
-import { valuesDigest } from "../core/handoff.js";
+import { valuesFingerprint } from "../core/handoff.js";
 import { keyedValuesDigest } from "../core/keyed-digest.js";
 import { mayCallHelm } from "../core/lifecycle/strategy.js";
 import { validateSpec } from "../core/spec.js";
@@ -123,10 +123,10 @@ async function reconcileDrift(olds: Outputs, news: Inputs): Promise<string[]> {
   const digest =
     typeof key === "string"
       ? (v: Readonly<Record<string, unknown>>) => keyedValuesDigest(v, key)
-      : valuesDigest;
+      : valuesFingerprint;
   try {
     return needsUpgrade(desiredRelease(validateSpec(toSpec(news)), digest), {
-      chartName: olds.status.chart,
+      chart: olds.status.chart,
       chartVersion: olds.liveChartVersion,
       valuesDigest: olds.liveValuesDigest,
     });

@@ -38,7 +38,7 @@ function statusOf(release: ReleaseInfo, attempts: number, adopted: boolean): Rel
   return {
     revision: release.revision,
     status: release.status,
-    chart: release.chartName,
+    chart: release.chart,
     chartVersion: release.chartVersion,
     appVersion: release.appVersion,
     firstDeployed: release.firstDeployed,

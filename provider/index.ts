@@ -1,5 +1,7 @@
 /**
- * `helm-handoff/pulumi`: the Pulumi front end.
+ * `helm-handoff/pulumi` (this folder, `provider/`): the Pulumi front end: `ClusterAddon`, its
+ * release (`release.ts`) and the one create/read/update/delete (`crud.ts`) both hosts run, the
+ * Pulumi package's provider for other languages (`plugin/`), and `recoverInterruptedUpdate`.
  *
  * ```ts
  * import { ClusterAddon } from "helm-handoff/pulumi";

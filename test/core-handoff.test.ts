@@ -1,24 +1,24 @@
 import assert from "node:assert/strict";
 import { createHash, createHmac } from "node:crypto";
 import { test } from "node:test";
-import { canonicalJson, digestOf, makeHandoffRecord, valuesDigest } from "../core/handoff.js";
+import { canonicalJson, digestOf, makeHandoffRecord, valuesFingerprint } from "../core/handoff.js";
 import { isKeyedDigest, keyedValuesDigest, newDigestKey } from "../core/keyed-digest.js";
 
-test("valuesDigest does not depend on key order", () => {
-  const a = valuesDigest({ b: 1, a: { y: [1, 2], x: "s" } });
-  const b = valuesDigest({ a: { x: "s", y: [1, 2] }, b: 1 });
+test("valuesFingerprint does not depend on key order", () => {
+  const a = valuesFingerprint({ b: 1, a: { y: [1, 2], x: "s" } });
+  const b = valuesFingerprint({ a: { x: "s", y: [1, 2] }, b: 1 });
   assert.equal(a, b);
   assert.match(a, /^sha256:[0-9a-f]{64}$/);
 });
 
-test("valuesDigest changes when a value or array order changes", () => {
-  assert.notEqual(valuesDigest({ a: 1 }), valuesDigest({ a: 2 }));
-  assert.notEqual(valuesDigest({ a: [1, 2] }), valuesDigest({ a: [2, 1] }));
+test("valuesFingerprint changes when a value or array order changes", () => {
+  assert.notEqual(valuesFingerprint({ a: 1 }), valuesFingerprint({ a: 2 }));
+  assert.notEqual(valuesFingerprint({ a: [1, 2] }), valuesFingerprint({ a: [2, 1] }));
 });
 
 test("empty, undefined and null values have the same digest", () => {
-  assert.equal(valuesDigest(undefined), valuesDigest({}));
-  assert.equal(valuesDigest(null), digestOf({}));
+  assert.equal(valuesFingerprint(undefined), valuesFingerprint({}));
+  assert.equal(valuesFingerprint(null), digestOf({}));
 });
 
 test("canonicalJson sorts keys recursively and drops undefined members", () => {
@@ -77,7 +77,7 @@ test("makeHandoffRecord records the values digest keyed under the given key, nev
   } as const;
   const record = makeHandoffRecord({ ...base, valuesDigestKey: "key-1" });
   assert.equal(record.valuesDigest, keyedValuesDigest(values, "key-1"));
-  assert.notEqual(record.valuesDigest, valuesDigest(values));
+  assert.notEqual(record.valuesDigest, valuesFingerprint(values));
   assert.equal(makeHandoffRecord(base).valuesDigest, "");
 });
 
@@ -102,7 +102,7 @@ test("the same values under two keys give two digests, neither containing the un
 
 test("isKeyedDigest accepts only hmac-sha256 digests", () => {
   assert.equal(isKeyedDigest(keyedValuesDigest({}, "k")), true);
-  assert.equal(isKeyedDigest(valuesDigest({})), false);
+  assert.equal(isKeyedDigest(valuesFingerprint({})), false);
   assert.equal(isKeyedDigest(""), false);
   assert.equal(isKeyedDigest(undefined), false);
 });

@@ -158,7 +158,7 @@ test("argv never contains the kubeconfig content, a repo password or the values"
     });
     const release = await runner.install(spec);
     assert.equal(release.status, "deployed");
-    assert.equal(release.chartName, "tiny");
+    assert.equal(release.chart, "tiny");
   }
   const argv = readFileSync(log, "utf8");
   assert.equal(argv.includes("kubeconfig-secret-token"), false);

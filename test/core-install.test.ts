@@ -22,7 +22,7 @@ function release(
     namespace: "default",
     revision,
     status,
-    chartName: "tiny",
+    chart: "tiny",
     chartVersion: "0.1.0",
     appVersion: "1.0.0",
     firstDeployed: "2024-01-01T00:00:00Z",

@@ -96,7 +96,7 @@ function release(status: string, lastDeployed = "2026-01-01T00:00:00Z"): Release
     namespace: "default",
     revision: 2,
     status,
-    chartName: "c",
+    chart: "c",
     chartVersion: "1.0.0",
     appVersion: "",
     firstDeployed: "2026-01-01T00:00:00Z",
@@ -130,7 +130,7 @@ test("classifyRelease maps every helm status into one of the lifecycle's states"
 
 test("classifyRelease calls a deployed release out of sync only when compared and different", () => {
   const at = { now: 0, staleAfter: Duration.minutes(5) };
-  const desired = { chartName: "c", chartVersion: undefined, valuesDigest: "d1" };
+  const desired = { chart: "c", chartVersion: undefined, valuesDigest: "d1" };
   assert.equal(
     classifyRelease(release("deployed"), { ...at, compare: { desired, liveValuesDigest: "d1" } }).kind,
     "deployed",

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type HandoffRecord, valuesDigest } from "../core/handoff.js";
+import { type HandoffRecord, valuesFingerprint } from "../core/handoff.js";
 import { clusterIdentityFromKubeconfig } from "../core/index.js";
 import { platform, type RootObjectRef } from "../examples/platform/program.js";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
@@ -133,7 +133,7 @@ describe("examples/platform: bootstrap, Flux's takeover and destroy", { timeout:
     assert.deepEqual(cni.chart, { source: { repo: repo.url, name: "cni" }, version: "1.0.0" });
     // Keyed under the release's secret key: nobody holding the record can test guesses of the values.
     assert.match(cni.valuesDigest, /^hmac-sha256:[0-9a-f]{64}$/);
-    assert.notEqual(cni.valuesDigest, valuesDigest(bootValues));
+    assert.notEqual(cni.valuesDigest, valuesFingerprint(bootValues));
     assert.equal(cni.revision, 1);
     assert.equal(cni.strategy, "ApplyOnce");
     assert.equal(cni.adopted, false);

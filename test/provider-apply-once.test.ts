@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { digestOf, valuesDigest } from "../core/handoff.js";
+import { digestOf, valuesFingerprint } from "../core/handoff.js";
 import { clusterIdentityFromKubeconfig } from "../core/index.js";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import type { HandoffRecord } from "../provider/index.js";
@@ -327,8 +327,8 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
     release.outputs = {
       ...outputs,
       desiredDigest: oldDesired,
-      liveValuesDigest: valuesDigest(values),
-      handoff: { ...(outputs.handoff as HandoffRecord), valuesDigest: valuesDigest(values) },
+      liveValuesDigest: valuesFingerprint(values),
+      handoff: { ...(outputs.handoff as HandoffRecord), valuesDigest: valuesFingerprint(values) },
     };
     await s.stack.importStack(exported);
     assert.ok((await s.stateText()).includes(oldDesired.slice("sha256:".length)));

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { makeHandoffRecord, valuesDigest } from "../core/handoff.js";
+import { makeHandoffRecord, valuesFingerprint } from "../core/handoff.js";
 import { keyedValuesDigest } from "../core/keyed-digest.js";
 import { diff } from "../provider/crud.js";
 import type { ReleaseInputs, ReleaseOutputs } from "../provider/state.js";
@@ -76,8 +76,8 @@ function legacy(olds: ReleaseOutputs & Record<string, unknown>): ReleaseOutputs 
   const { digestKey: _key, ...rest } = olds;
   return {
     ...rest,
-    liveValuesDigest: valuesDigest(olds.values),
-    handoff: { ...olds.handoff, valuesDigest: valuesDigest(olds.values) },
+    liveValuesDigest: valuesFingerprint(olds.values),
+    handoff: { ...olds.handoff, valuesDigest: valuesFingerprint(olds.values) },
   };
 }
 

@@ -39,7 +39,7 @@ export function parseRelease(stdout: string, args: readonly string[], redactor: 
     namespace: str(r.namespace),
     revision: num(r.version),
     status: str(info.status),
-    chartName: str(meta.name),
+    chart: str(meta.name),
     chartVersion: str(meta.version),
     appVersion: str(meta.appVersion),
     firstDeployed: str(info.first_deployed),
@@ -54,7 +54,7 @@ export function withMetadata(release: ReleaseInfo, metadata: unknown): ReleaseIn
   const m = record(metadata);
   return {
     ...release,
-    chartName: str(m.chart),
+    chart: str(m.chart),
     chartVersion: str(m.version),
     appVersion: str(m.appVersion),
     labels: { ...release.labels, ...labels(m.labels) },

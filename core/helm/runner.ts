@@ -229,7 +229,7 @@ export class HelmRunner {
       try {
         const { stdout } = await this.exec(call, args, this.query());
         const release = parseRelease(stdout, args, call.redactor);
-        if (release.chartName !== "") return release;
+        if (release.chart !== "") return release;
         // helm v4's `status -o json` carries no chart metadata; `get metadata` has it.
         const metaArgs = ["get", "metadata", releaseName, "--namespace", namespace, "-o", "json"];
         const meta = await this.exec(call, metaArgs, this.query());

@@ -80,7 +80,7 @@ export interface ReleaseInfo {
   /** Status, e.g. `"deployed"`, `"failed"`, `"pending-install"`. */
   readonly status: string;
   /** Chart name. */
-  readonly chartName: string;
+  readonly chart: string;
   /** Chart version. */
   readonly chartVersion: string;
   /** The chart's appVersion (empty when the chart has none). */

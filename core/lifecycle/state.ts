@@ -73,7 +73,7 @@ export function classifyRelease(release: ReleaseInfo | undefined, options: Class
   if (release.status === "deployed") {
     if (options.compare === undefined) return { kind: "deployed", release };
     const reasons = needsUpgrade(options.compare.desired, {
-      chartName: release.chartName,
+      chart: release.chart,
       chartVersion: release.chartVersion,
       valuesDigest: options.compare.liveValuesDigest,
     });

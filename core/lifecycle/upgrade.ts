@@ -7,15 +7,15 @@
  *
  * @module
  */
-import { exactChartVersion, localChartMeta } from "../chart.js";
-import { valuesDigest } from "../handoff.js";
+import { exactChartVersion, localChartMeta } from "../chart-facts.js";
+import { valuesFingerprint } from "../handoff.js";
 import type { ResolvedSpec } from "../spec.js";
 import { mergeValues, readValueFiles } from "../values.js";
 
 /** What a spec asks a release to run, in the terms helm reports. */
 export interface DesiredRelease {
   /** The chart name, when known (a packaged local chart has none without helm). */
-  readonly chartName: string | undefined;
+  readonly chart: string | undefined;
   /** The exact chart version, when the spec pins one (or a local chart's `Chart.yaml` says). */
   readonly chartVersion: string | undefined;
   /** Digest of the values helm would record as user-supplied. */
@@ -25,7 +25,7 @@ export interface DesiredRelease {
 /** What a deployed release runs, as helm reported it (or as last stored). */
 export interface LiveRelease {
   /** The chart name; an empty string when unknown. */
-  readonly chartName: string;
+  readonly chart: string;
   /** The chart version. */
   readonly chartVersion: string;
   /** Digest of the release's user-supplied values (`helm get values`). */
@@ -41,13 +41,13 @@ export type UpgradeReason = "chart" | "chart version" | "values";
  */
 export function desiredRelease(
   spec: ResolvedSpec,
-  digest: (values: Readonly<Record<string, unknown>>) => string = valuesDigest,
+  digest: (values: Readonly<Record<string, unknown>>) => string = valuesFingerprint,
 ): DesiredRelease {
   const c = spec.chart;
   const chart =
     c.kind === "path" ? localChartMeta(c.path) : { name: c.name, version: exactChartVersion(c.version) };
   return {
-    chartName: chart.name,
+    chart: chart.name,
     chartVersion: chart.version,
     valuesDigest: digest(mergeValues(readValueFiles(spec.valueFiles), spec.values)),
   };
@@ -56,8 +56,7 @@ export function desiredRelease(
 /** What differs between the desired and the live release; empty when no upgrade is needed. */
 export function needsUpgrade(desired: DesiredRelease, live: LiveRelease): UpgradeReason[] {
   const why: UpgradeReason[] = [];
-  if (desired.chartName !== undefined && live.chartName !== "" && desired.chartName !== live.chartName)
-    why.push("chart");
+  if (desired.chart !== undefined && live.chart !== "" && desired.chart !== live.chart) why.push("chart");
   if (desired.chartVersion !== undefined && desired.chartVersion !== live.chartVersion)
     why.push("chart version");
   if (desired.valuesDigest !== live.valuesDigest) why.push("values");

@@ -84,7 +84,7 @@ async function main(): Promise<void> {
     ] as const) {
       const r = await helm.status(name, ns);
       process.stdout.write(
-        `release ${ns}/${name}: ${r ? `${r.status}, revision ${r.revision}, chart ${r.chartName}-${r.chartVersion}` : "not found"}\n`,
+        `release ${ns}/${name}: ${r ? `${r.status}, revision ${r.revision}, chart ${r.chart}-${r.chartVersion}` : "not found"}\n`,
       );
     }
     await stack.workspace.removeStack("demo");
