@@ -3,7 +3,7 @@
  * program needs beside the front ends: the add-on spec and its validation, the typed errors, the
  * handoff record, the helm runner and the install lifecycle (`ensureRelease`, `removeRelease`),
  * and cluster identity. Only what a user calls or names is exported here (the list is fixed in
- * test/package-contents.test.ts); the package's own code imports the core's modules directly.
+ * test/unit/package-contents.test.ts); the package's own code imports the core's modules directly.
  *
  * @module
  */

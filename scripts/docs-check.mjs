@@ -7,7 +7,8 @@
 // Extra arguments are passed to typedoc.
 //
 // First, the docs' test references: every `` `FILE`: "test name" `` in docs/*.md must name a test
-// that exists in test/FILE.test.ts (docs/comparison.md backs each claim that way).
+// that exists in test/unit/FILE.test.ts or test/e2e/FILE.test.ts (docs/comparison.md backs each
+// claim that way).
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -20,8 +21,8 @@ let missingTests = 0;
 for (const doc of readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md"))) {
   const text = readFileSync(join(root, "docs", doc), "utf8");
   for (const [, file, name] of text.matchAll(/`([a-z0-9-]+)`: "([^"]+)"/g)) {
-    const testFile = join(root, "test", `${file}.test.ts`);
-    if (!existsSync(testFile) || !readFileSync(testFile, "utf8").includes(JSON.stringify(name))) {
+    const testFile = ["unit", "e2e"].map((dir) => join(root, "test", dir, `${file}.test.ts`)).find(existsSync);
+    if (testFile === undefined || !readFileSync(testFile, "utf8").includes(JSON.stringify(name))) {
       process.stderr.write(`docs-check: docs/${doc} cites a test that does not exist: ${file}: "${name}"\n`);
       missingTests++;
     }

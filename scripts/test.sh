@@ -2,7 +2,7 @@
 # The one test command (`npm test`): toolchain, type-check + compile, then every
 # suite with Node's built-in test runner on the toolchain's Node (>= 22).
 # Extra arguments are passed to `node --test` (e.g. a file filter); `--unit` runs only the unit
-# tests listed in test/unit-tests.txt (no cluster, no engine: `npm run test:unit`).
+# tests, test/unit/ (no cluster, no engine: `npm run test:unit`); test/e2e/ holds the rest.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -14,7 +14,7 @@ rm -rf dist
 tsc -p tsconfig.json
 files=("$@")
 if [[ "${1:-}" == "--unit" ]]; then
-  mapfile -t files < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e 's#^#dist/test/#' -e 's#\.ts$#.js#' test/unit-tests.txt)
+  mapfile -t files < <(find dist/test/unit -name '*.test.js' | sort)
 elif [[ ${#files[@]} -eq 0 ]]; then
   mapfile -t files < <(find dist/test -name '*.test.js' | sort)
 fi

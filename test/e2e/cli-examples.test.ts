@@ -1,0 +1,60 @@
+/**
+ * The bootstrap example is a real Pulumi project: `cd examples/bootstrap && pulumi up` with only
+ * the documented config (the kubeconfig) installs both add-ons, a values change through config is
+ * ignored, and `pulumi destroy` leaves both releases deployed at revision 1. Runs in the checkout's
+ * example directory with the repository's node_modules, on a stack of its own that it removes.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
+import { liveRelease } from "../support/addon.js";
+import { repoRoot } from "../support/charts.js";
+import { type PulumiCli, pulumiCli } from "../support/project.js";
+
+let cluster: LocalCluster;
+let cli: PulumiCli | undefined;
+
+before(async () => {
+  cluster = await startLocalCluster({ name: "cli-examples", workloads: true });
+  await cluster.ready;
+});
+after(async () => {
+  await cli?.run(["stack", "rm", "--yes", "--force"]).catch(() => undefined);
+  await cli?.dispose();
+  await cluster?.stop();
+});
+
+test("cd examples/bootstrap && pulumi up installs both add-ons with only the kubeconfig configured", {
+  timeout: 900_000,
+}, async () => {
+  cli = await pulumiCli(join(repoRoot(), "examples", "bootstrap"));
+  await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: cluster.kubeconfigPath });
+  const up = await cli.run(["up", "--yes", "--skip-preview"]);
+  assert.doesNotMatch(up.all, /warning: using .* from \$PATH/);
+  const outputs = JSON.parse((await cli.run(["stack", "output", "--json", "--show-secrets"])).stdout);
+  assert.deepEqual(Object.keys(outputs).sort(), ["cniHandoff", "cniStatus", "gitopsHandoff", "gitopsStatus"]);
+  assert.equal(outputs.cniHandoff.release.namespace, "kube-system");
+  for (const [name, ns] of [
+    ["cni", "kube-system"],
+    ["gitops", "gitops-system"],
+  ] as const) {
+    const release = await liveRelease(cluster, name, ns);
+    assert.equal(release?.status, "deployed");
+    assert.equal(release?.revision, 1);
+  }
+
+  await cli.run(["config", "set", "cniIpamMode", "cluster-pool"]);
+  await cli.run(["up", "--yes", "--skip-preview"]);
+  assert.deepEqual((await liveRelease(cluster, "cni", "kube-system"))?.values, {
+    ipam: { mode: "kubernetes" },
+  });
+
+  await cli.run(["destroy", "--yes", "--skip-preview"]);
+  for (const [name, ns] of [
+    ["cni", "kube-system"],
+    ["gitops", "gitops-system"],
+  ] as const) {
+    assert.equal((await liveRelease(cluster, name, ns))?.revision, 1);
+  }
+});

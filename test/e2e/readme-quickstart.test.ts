@@ -1,0 +1,80 @@
+/**
+ * The README's Pulumi quick start, run as written so it cannot rot: the first `ts` block under
+ * "## Quick start (Pulumi)" becomes the `index.ts` of a project laid out like
+ * `pulumi new typescript` (helm-handoff from the `npm pack` tarball), with only the chart's
+ * repository URL replaced by a local HTTP chart repository serving the example CNI chart.
+ * The kubeconfig comes from the stack's config, as the block says.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
+import { liveRelease } from "../support/addon.js";
+import { repoRoot } from "../support/charts.js";
+import { codeBlockAfter } from "../support/markdown.js";
+import {
+  createProject,
+  installedVersion,
+  jsonFile,
+  type Project,
+  PULUMI_NEW_TYPESCRIPT_TSCONFIG,
+  pulumiCli,
+  pulumiProjectYaml,
+} from "../support/project.js";
+import { type HttpChartRepo, startHttpChartRepo } from "../support/repos.js";
+
+/** The quick start's code block, read from README.md. */
+export function quickStartBlock(readme: string): string {
+  return codeBlockAfter(readme, "## Quick start (Pulumi)", "ts");
+}
+
+let cluster: LocalCluster;
+let repo: HttpChartRepo;
+let project: Project | undefined;
+
+before(async () => {
+  [cluster, repo] = await Promise.all([
+    startLocalCluster({ name: "quickstart", workloads: true }),
+    startHttpChartRepo({ charts: [join(repoRoot(), "examples", "bootstrap", "charts", "cni")] }),
+  ]);
+  await cluster.ready;
+});
+after(async () => {
+  await project?.remove();
+  await Promise.allSettled([cluster?.stop(), repo?.close()]);
+});
+
+test("the README's Pulumi quick start runs as written with pulumi up", { timeout: 900_000 }, async () => {
+  const block = quickStartBlock(readFileSync(join(repoRoot(), "README.md"), "utf8"));
+  const program = block.replace("https://charts.example.org", repo.url);
+  assert.notEqual(program, block, "the quick start names the chart repository https://charts.example.org");
+  project = await createProject({
+    name: "quickstart",
+    packageJson: { main: "index.ts" },
+    dependencies: { "@pulumi/pulumi": installedVersion("@pulumi/pulumi") },
+    devDependencies: {
+      typescript: installedVersion("typescript"),
+      "@types/node": installedVersion("@types/node"),
+    },
+    files: {
+      "Pulumi.yaml": pulumiProjectYaml("quickstart"),
+      "tsconfig.json": jsonFile(PULUMI_NEW_TYPESCRIPT_TSCONFIG),
+      "index.ts": program,
+    },
+  });
+  const cli = await pulumiCli(project.dir);
+  try {
+    await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: cluster.kubeconfigPath });
+    await cli.run(["up", "--yes", "--skip-preview"]);
+    const release = await liveRelease(cluster, "cni", "kube-system");
+    assert.equal(release?.status, "deployed");
+    assert.equal(release?.revision, 1);
+    assert.deepEqual(release?.values, { ipam: { mode: "kubernetes" } });
+    const outputs = JSON.parse((await cli.run(["stack", "output", "--json", "--show-secrets"])).stdout);
+    assert.equal(outputs.cniHandoff.chart.version, "1.0.0");
+    assert.equal(outputs.cniHandoff.strategy, "ApplyOnce");
+  } finally {
+    await cli.dispose();
+  }
+});
