@@ -16,7 +16,7 @@ import {
   type Strategy,
   validateSpec,
 } from "../core/spec.js";
-import { mergeValues, readValueFiles } from "../core/values.js";
+import { effectiveValues } from "../core/values.js";
 import {
   type ClusterApiVersion,
   clusterResourceSetObjects,
@@ -164,7 +164,7 @@ export class ClusterAddon extends Construct {
           name: spec.releaseName,
           ...(carrierNamespace !== undefined ? { namespace: carrierNamespace } : {}),
           clusterSelector: props.clusterSelector ?? {},
-          values: mergeValues(readValueFiles(spec.valueFiles), spec.values),
+          values: effectiveValues(spec),
         }),
       ];
     } else {
@@ -247,7 +247,7 @@ export class ClusterAddon extends Construct {
       namespace: this.spec.namespace,
       chart: this.spec.chart,
       chartVersion: chartVersionOf(this.spec, this.objects),
-      values: mergeValues(readValueFiles(this.spec.valueFiles), this.spec.values),
+      values: effectiveValues(this.spec),
       ...(input.valuesDigestKey === undefined ? {} : { valuesDigestKey: input.valuesDigestKey }),
       revision: input.revision ?? 0,
       strategy: this.spec.strategy,

@@ -112,3 +112,16 @@ export function readValuesFile(path: string, field: string): Record<string, unkn
 export function readValueFiles(paths: readonly string[]): Record<string, unknown> {
   return mergeValues(...paths.map((p, i) => readValuesFile(p, `valueFiles[${i}]`)));
 }
+
+/**
+ * The values a release is installed with: its values files merged in order, then `values` on
+ * top. The one place that order is written (the lifecycle's comparison, the cdk8s render and its
+ * handoff record read it).
+ * @throws SpecError naming `valueFiles[i]`
+ */
+export function effectiveValues(spec: {
+  readonly valueFiles?: readonly string[];
+  readonly values?: Readonly<Record<string, unknown>>;
+}): Record<string, unknown> {
+  return mergeValues(readValueFiles(spec.valueFiles ?? []), spec.values ?? {});
+}

@@ -21,7 +21,9 @@ let missingTests = 0;
 for (const doc of readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md"))) {
   const text = readFileSync(join(root, "docs", doc), "utf8");
   for (const [, file, name] of text.matchAll(/`([a-z0-9-]+)`: "([^"]+)"/g)) {
-    const testFile = ["unit", "e2e"].map((dir) => join(root, "test", dir, `${file}.test.ts`)).find(existsSync);
+    const testFile = ["unit", "e2e"]
+      .map((dir) => join(root, "test", dir, `${file}.test.ts`))
+      .find(existsSync);
     if (testFile === undefined || !readFileSync(testFile, "utf8").includes(JSON.stringify(name))) {
       process.stderr.write(`docs-check: docs/${doc} cites a test that does not exist: ${file}: "${name}"\n`);
       missingTests++;

@@ -9,8 +9,9 @@
  * @module
  */
 import { Duration } from "../duration.js";
-import { classifyHelmFailure, HelmNotFoundError, makeHelmError } from "../errors.js";
+import { HelmNotFoundError, makeHelmError } from "../errors.js";
 import type { Redactor } from "../redact.js";
+import { classifyHelmFailure } from "./classify.js";
 
 /** What a spawn knows about a helm process that did not succeed. */
 export interface SpawnFailure {

@@ -8,7 +8,7 @@
 export { templateFlags } from "./args.js";
 export { resolveHelmBinary } from "./binary.js";
 export { HelmRunner } from "./runner.js";
-export { helmInvocationCount, helmTemplateSync, helmVersionSync } from "./sync.js";
+export { helmTemplateSync, helmVersionSync } from "./sync.js";
 export type {
   HelmCallName,
   HelmCallPolicy,

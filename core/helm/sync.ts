@@ -22,17 +22,6 @@ const MAX_BUFFER = 256 * 1024 * 1024;
 /** A synchronous helm process is killed (and reported as timed out) after this long. */
 const SYNC_TIMEOUT_MS = 10 * 60 * 1000;
 
-let invocations = 0;
-
-/**
- * How many helm processes the synchronous runner has started in this process (version checks
- * included), so tests can prove that a cached synth runs no helm.
- * @internal
- */
-export function helmInvocationCount(): number {
-  return invocations;
-}
-
 /**
  * The version of the helm at `bin` (e.g. `"v4.3.1"`), by running `helm version`.
  * @throws HelmVersionError when it is older than v4
@@ -72,7 +61,6 @@ function runSync(
   args: readonly string[],
   input = "",
 ): { stdout: string; stderr: string } {
-  invocations++;
   const full = call.argv(args, false);
   const started = Date.now();
   const r = spawnSync(bin, full, {

@@ -10,7 +10,7 @@
 import { exactChartVersion, localChartMeta } from "../chart-facts.js";
 import { valuesFingerprint } from "../handoff.js";
 import type { ResolvedSpec } from "../spec.js";
-import { mergeValues, readValueFiles } from "../values.js";
+import { effectiveValues } from "../values.js";
 
 /** What a spec asks a release to run, in the terms helm reports. */
 export interface DesiredRelease {
@@ -49,7 +49,7 @@ export function desiredRelease(
   return {
     chart: chart.name,
     chartVersion: chart.version,
-    valuesDigest: digest(mergeValues(readValueFiles(spec.valueFiles), spec.values)),
+    valuesDigest: digest(effectiveValues(spec)),
   };
 }
 

@@ -8,9 +8,9 @@ import { RESOURCE_SET_SECRET_TYPE } from "../../constructs/cluster-resource-set.
 import { ClusterAddon } from "../../constructs/index.js";
 import { manifestContainsSecret } from "../../constructs/render.js";
 import { SpecError } from "../../core/errors.js";
-import { helmInvocationCount } from "../../core/helm/index.js";
 import type { KubeObject } from "../../core/objects.js";
 import { isolateCache, newChart, testChart, writeChart } from "../support/constructs.js";
+import { createHelmSpy, type HelmSpy } from "../support/helm-spy.js";
 
 function synthObjects(chart: Parameters<typeof Testing.synth>[0]): KubeObject[] {
   return Testing.synth(chart) as KubeObject[];
@@ -24,10 +24,22 @@ const KEEP = {
 
 describe("ClusterAddon", () => {
   let cache: ReturnType<typeof isolateCache>;
-  before(() => {
+  // Every helm the constructs run is the spy (through HELM_HANDOFF_HELM), so a test counts them.
+  let spy: HelmSpy;
+  const savedHelm = process.env.HELM_HANDOFF_HELM;
+  before(async () => {
     cache = isolateCache();
+    spy = await createHelmSpy();
+    process.env.HELM_HANDOFF_HELM = spy.binary;
   });
-  after(() => cache.restore());
+  after(async () => {
+    cache.restore();
+    if (savedHelm === undefined) delete process.env.HELM_HANDOFF_HELM;
+    else process.env.HELM_HANDOFF_HELM = savedHelm;
+    await spy.remove();
+  });
+  /** `helm template` runs since the spy's last reset. */
+  const templateRuns = async () => (await spy.calls()).filter((argv) => argv.startsWith("template ")).length;
 
   it("renders the Manifests output with Helm's ownership metadata and explicit namespaces", () => {
     const { chart } = newChart();
@@ -174,9 +186,9 @@ describe("ClusterAddon", () => {
     ]);
   });
 
-  it("maps the spec to a HelmChartProxy without running helm", () => {
+  it("maps the spec to a HelmChartProxy without running helm", async () => {
     const { chart } = newChart();
-    const before = helmInvocationCount();
+    await spy.reset();
     new ClusterAddon(chart, "cni", {
       chart: { repo: "https://charts.example.org", name: "cni", version: "1.2.3" },
       namespace: "kube-system",
@@ -186,7 +198,7 @@ describe("ClusterAddon", () => {
       output: "HelmChartProxy",
       clusterSelector: { matchLabels: { cni: "bootstrap" } },
     });
-    assert.equal(helmInvocationCount(), before);
+    assert.deepEqual(await spy.calls(), []);
     const [hcp] = synthObjects(chart);
     assert.equal(hcp?.apiVersion, "addons.cluster.x-k8s.io/v1alpha1");
     assert.deepEqual(hcp?.spec, {
@@ -240,7 +252,7 @@ describe("ClusterAddon", () => {
     assert.equal(render(), render());
   });
 
-  it("runs helm zero times on a second synth with nothing changed", () => {
+  it("runs helm zero times on a second synth with nothing changed", async () => {
     const make = () => {
       const { chart } = newChart();
       return new ClusterAddon(chart, "w", {
@@ -249,18 +261,14 @@ describe("ClusterAddon", () => {
       });
     };
     const first = make();
-    const afterFirst = helmInvocationCount();
+    await spy.reset();
     const second = make();
-    assert.equal(helmInvocationCount() - afterFirst, 0);
+    assert.deepEqual(await spy.calls(), []);
     assert.equal(second.fromCache, true);
     assert.deepEqual(second.objects, first.objects);
     const { chart } = newChart();
     new ClusterAddon(chart, "w", { chart: { path: testChart("workload") }, values: { replicaCount: 4 } });
-    assert.equal(
-      helmInvocationCount() - afterFirst,
-      2,
-      "changed values render again (twice: determinism check)",
-    );
+    assert.equal(await templateRuns(), 2, "changed values render again (twice: determinism check)");
   });
 
   it("warns when a chart renders differently each time, also from the cache", () => {
@@ -290,17 +298,17 @@ describe("ClusterAddon", () => {
     return out;
   }
 
-  it("bypasses the render cache when the values are sensitive: every synth runs helm and nothing is stored", () => {
+  it("bypasses the render cache when the values are sensitive: every synth runs helm and nothing is stored", async () => {
     const runs: number[] = [];
     for (let i = 0; i < 2; i++) {
       const { chart } = newChart();
-      const start = helmInvocationCount();
+      await spy.reset();
       const addon = new ClusterAddon(chart, "sens-cache", {
         chart: { path: testChart("schema") },
         values: { replicas: 7, mode: "b" },
         sensitive: true,
       });
-      runs.push(helmInvocationCount() - start);
+      runs.push(await templateRuns());
       assert.equal(addon.fromCache, false);
     }
     assert.equal(runs[1], 2, "the second synth rendered again (twice: determinism check)");
@@ -310,17 +318,17 @@ describe("ClusterAddon", () => {
   const SECRET_TEMPLATE =
     "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-creds\nstringData:\n  password: {{ .Values.password | quote }}\n";
 
-  it("bypasses the render cache for a render that contains a Secret, sensitive or not", () => {
+  it("bypasses the render cache for a render that contains a Secret, sensitive or not", async () => {
     const path = writeChart("secretful", { "templates/secret.yaml": SECRET_TEMPLATE });
     const runs: number[] = [];
     for (let i = 0; i < 2; i++) {
       const { chart } = newChart();
-      const start = helmInvocationCount();
+      await spy.reset();
       const addon = new ClusterAddon(chart, "creds", {
         chart: { path },
         values: { password: "hunter2-not-cached" },
       });
-      runs.push(helmInvocationCount() - start);
+      runs.push(await templateRuns());
       assert.equal(addon.fromCache, false);
       assert.deepEqual(
         addon.objects.map((o) => `${o.kind} ${o.metadata.name}`),
@@ -348,7 +356,7 @@ describe("ClusterAddon", () => {
     );
   });
 
-  it("drops a cached render that contains a Secret (as an older version stored it) and renders again", () => {
+  it("drops a cached render that contains a Secret (as an older version stored it) and renders again", async () => {
     const make = () => {
       const { chart } = newChart();
       return new ClusterAddon(chart, "planted", {
@@ -363,10 +371,10 @@ describe("ClusterAddon", () => {
     const planted = `${entry.manifest}---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: planted-creds\nstringData:\n  password: hunter2-planted\n`;
     const entries = join(cache.dir, "helm-handoff", "render-cache", "entries");
     writeFileSync(join(entries, file), JSON.stringify({ ...entry, manifest: planted }), { mode: 0o600 });
-    const start = helmInvocationCount();
+    await spy.reset();
     const again = make();
     assert.equal(again.fromCache, false);
-    assert.equal(helmInvocationCount() - start, 2);
+    assert.equal(await templateRuns(), 2);
     assert.deepEqual(
       again.objects.map((o) => `${o.kind} ${o.metadata.name}`),
       ["ConfigMap planted-schema"],

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  classifyHelmFailure,
   DeadlineExceededError,
   HelmNotFoundError,
   HelmVersionError,
@@ -11,6 +10,7 @@ import {
   SpecError,
   TransientHelmError,
 } from "../../core/errors.js";
+import { classifyHelmFailure } from "../../core/helm/classify.js";
 
 /**
  * stderr of helm v4.3.1, captured on the real binary (marked "captured") or taken from helm's
