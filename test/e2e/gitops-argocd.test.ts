@@ -17,10 +17,10 @@ import {
   verifyHandoff,
 } from "../../core/gitops.js";
 import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
-import type { ClusterAddonArgs } from "../../provider/index.js";
 import { type AddonStack, addonStack, liveRelease } from "../support/addon.js";
 import { repoRoot } from "../support/charts.js";
 import {
+  bootstrapArgs,
   createObjects,
   getObject,
   type Json,
@@ -51,15 +51,7 @@ describe("Argo CD takes bootstrapped add-ons over", { timeout: 900_000 }, () => 
 
   const addons = (cni: Record<string, unknown>) => {
     const args = (chart: string, version: string, namespace: string, values: Record<string, unknown>) =>
-      ({
-        kubeconfig: cluster.kubeconfig,
-        chart: { repo: repo.url, name: chart, version },
-        namespace,
-        createNamespace: true,
-        values,
-        install: { wait: true },
-        strategy: "ApplyOnce",
-      }) satisfies ClusterAddonArgs;
+      bootstrapArgs(cluster, repo.url, chart, version, namespace, values);
     return [
       { name: "cni", args: args("cni", "1.0.0", "kube-system", cni) },
       { name: "gitops", args: args("gitops", "2.0.0", "gitops-system", { replicas: 1 }) },

@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fluxHandoffObjects, type HandoffRecord, verifyHandoff } from "../../core/gitops.js";
 import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
-import type { ClusterAddonArgs } from "../../provider/index.js";
 import { type AddonStack, addonStack, liveRelease } from "../support/addon.js";
 import { repoRoot } from "../support/charts.js";
 import {
+  bootstrapArgs,
   conditionOf,
   createObjects,
   getObject,
@@ -48,15 +48,7 @@ describe("Flux takes bootstrapped add-ons over", { timeout: 900_000 }, () => {
 
   const addons = (cni: Record<string, unknown>) => {
     const args = (chart: string, version: string, namespace: string, values: Record<string, unknown>) =>
-      ({
-        kubeconfig: cluster.kubeconfig,
-        chart: { repo: repo.url, name: chart, version },
-        namespace,
-        createNamespace: true,
-        values,
-        install: { wait: true },
-        strategy: "ApplyOnce",
-      }) satisfies ClusterAddonArgs;
+      bootstrapArgs(cluster, repo.url, chart, version, namespace, values);
     return [
       { name: "cni", args: args("cni", "1.0.0", "kube-system", cni) },
       { name: "gitops", args: args("gitops", "2.0.0", "gitops-system", gitopsValues) },

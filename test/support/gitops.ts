@@ -12,7 +12,31 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { KubeObject } from "../../core/gitops.js";
 import type { LocalCluster } from "../../local-cluster/index.js";
+import type { ClusterAddonArgs } from "../../provider/index.js";
 import { repoRoot } from "./charts.js";
+
+/**
+ * The args of an ApplyOnce add-on bootstrapped from the test's chart repository, waiting for its
+ * workloads, its namespace created: the shape every takeover test starts from.
+ */
+export function bootstrapArgs(
+  cluster: LocalCluster,
+  repoUrl: string,
+  chart: string,
+  version: string,
+  namespace: string,
+  values: Record<string, unknown>,
+): ClusterAddonArgs {
+  return {
+    kubeconfig: cluster.kubeconfig,
+    chart: { repo: repoUrl, name: chart, version },
+    namespace,
+    createNamespace: true,
+    values,
+    install: { wait: true },
+    strategy: "ApplyOnce",
+  };
+}
 
 /** A loosely typed object read back from the API server. */
 export type Json = Record<string, unknown> & {
