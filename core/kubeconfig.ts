@@ -85,6 +85,7 @@ function dataOrFile(section: Obj, dataKey: string, fileKey: string, field: strin
   const file = section[fileKey];
   if (typeof file === "string" && file !== "") {
     try {
+      filesRead++;
       return readFileSync(file);
     } catch (e) {
       throw new SpecError(
@@ -96,14 +97,35 @@ function dataOrFile(section: Obj, dataKey: string, fileKey: string, field: strin
   return undefined;
 }
 
+/** Targets already read, by context and text: a provider process reads one kubeconfig many times. */
+const parsed = new Map<string, KubeconfigTarget>();
+const PARSED_MAX = 16;
+/** Files (CA, client certificate or key) read so far: a kubeconfig naming files is read afresh each time. */
+let filesRead = 0;
+
 /**
- * Resolves one context of a kubeconfig (its `current-context` unless `context` is given).
+ * Resolves one context of a kubeconfig (its `current-context` unless `context` is given). The
+ * kubeconfig is parsed once per process: the identity, the readiness wait, the relabel client
+ * and the runner all get the same target object for the same text (the last 16 are kept; one
+ * that names files is read again each time, since the files may change).
  * @throws SpecError (field `kubeconfig`) when the text is not a kubeconfig or the context, cluster or server is missing
  */
 export function readKubeconfig(
   kubeconfig: string,
   options: { readonly context?: string } = {},
 ): KubeconfigTarget {
+  const key = `${options.context ?? ""}\0${kubeconfig}`;
+  const known = parsed.get(key);
+  if (known !== undefined) return known;
+  const before = filesRead;
+  const target = parseKubeconfig(kubeconfig, options);
+  if (filesRead !== before) return target;
+  if (parsed.size >= PARSED_MAX) parsed.delete(parsed.keys().next().value ?? "");
+  parsed.set(key, target);
+  return target;
+}
+
+function parseKubeconfig(kubeconfig: string, options: { readonly context?: string }): KubeconfigTarget {
   let doc: unknown;
   try {
     doc = parseYaml(kubeconfig);

@@ -28,8 +28,8 @@ describe("ClusterAddon", () => {
   let spy: HelmSpy;
   const savedHelm = process.env.HELM_HANDOFF_HELM;
   before(async () => {
+    spy = await createHelmSpy(); // first: it finds the real helm in the toolchain's cache dir
     cache = isolateCache();
-    spy = await createHelmSpy();
     process.env.HELM_HANDOFF_HELM = spy.binary;
   });
   after(async () => {

@@ -179,3 +179,17 @@ test("a kubeconfig whose client certificate files cannot be read here still has 
   assert.equal(clusterIdentityFromKubeconfig(kubeconfig).server, "https://127.0.0.1:6443");
   assert.equal(readKubeconfig(kubeconfig).plainAccess, undefined);
 });
+
+test("a kubeconfig is parsed once per process, and one naming a CA file is read again each time", async () => {
+  const { readKubeconfig } = await import("../../core/kubeconfig.js");
+  const embedded = kubeconfig({ ca: caA, token: "parsed-once" });
+  assert.equal(readKubeconfig(embedded), readKubeconfig(embedded), "the same target object");
+  const caFile = join(dir, "rotating.crt");
+  writeFileSync(caFile, caA);
+  const naming = kubeconfig({ caFile, token: "file-ca" });
+  const first = readKubeconfig(naming);
+  writeFileSync(caFile, caB);
+  const second = readKubeconfig(naming);
+  assert.notEqual(first, second);
+  assert.notDeepEqual(first.caDer, second.caDer, "the rotated CA file was read again");
+});
