@@ -239,6 +239,33 @@ describe("Argo CD takes bootstrapped add-ons over", { timeout: 900_000 }, () => 
     assert.equal((await verdict(cniRecord)).state, "handed-off");
   });
 
+  test("an object deleted or claimed by another Application is reported as drift, with counts", async () => {
+    const gitopsRecord = await record("gitops");
+    const sa = objectPath("v1", "ServiceAccount", "gitops-system", "gitops-controller");
+    assert.ok((await cluster.request("DELETE", sa)).ok);
+    await mergePatch(cluster, objectPath("apps/v1", "Deployment", "gitops-system", "gitops-controller"), {
+      metadata: {
+        annotations: {
+          "argocd.argoproj.io/tracking-id": "other:apps/Deployment:gitops-system/gitops-controller",
+        },
+      },
+    });
+    const v = await verdict(gitopsRecord);
+    assert.equal(v.state, "drifted");
+    assert.equal(v.exitCode, 1);
+    assert.deepEqual(
+      v.owner.kind === "argocd" && { missing: v.owner.objects.missing, foreign: v.owner.objects.foreign },
+      {
+        missing: 1,
+        foreign: 1,
+      },
+    );
+    assert.match(
+      v.message,
+      /^Argo CD Application argocd\/gitops: \w+, \w+, 0 of 2 objects tracked \(1 missing, 1 tracked by another Application/,
+    );
+  });
+
   test("destroy leaves every Application and object", async () => {
     await spy.reset();
     assert.equal((await s.destroy()).summary.result, "succeeded");
