@@ -100,7 +100,7 @@ redis_tool() {
   fi
 }
 
-# Each lane builds one controller family (Argo CD is the longest build of all: lane a, after kube).
+# Both run on lane a, after kube (Argo CD is the longest build of all), while lane b builds Pulumi's plugins.
 flux_tools() {
   ensure "helm-controller-$HELM_CONTROLLER_VERSION-r$RECIPE-2" build_helm_controller helm-controller helm-controller-crds
   ensure "source-controller-$SOURCE_CONTROLLER_VERSION-r$RECIPE" build_source_controller source-controller source-controller-crds

@@ -398,7 +398,8 @@ lane_a() {
   else
     ensure "kube-$K8S_VERSION-r$RECIPE" build_kube kube-apiserver kube-controller-manager kube-scheduler
   fi
-  [[ -n "$DEMO" ]] || argocd_tools
+  # The GitOps controllers (not for the demo): lane a ends with them, lane b with the Pulumi plugins.
+  [[ -n "$DEMO" ]] || { argocd_tools; flux_tools; }
 }
 
 # The second lane: the pulumi CLI first (the demo's longest build besides kube), then kwok; with
@@ -444,7 +445,6 @@ test_tools() {
   python_tools "$1"
   # Upstream CRDs (Cluster API, CAAPH, Flux, Argo CD) for server-side dry runs in tests.
   "$REPO_ROOT/scripts/crds.sh" >&2
-  flux_tools
 }
 
 DEMO=""
