@@ -92,8 +92,8 @@ place() {
 expected() {
   case "$1" in
     node-*) echo "10 s" ;;
-    helm-controller-* | source-controller-*) echo "5 min" ;;
-    argocd-*) echo "10 min" ;;
+    helm-controller-* | source-controller-*) echo "6 min" ;;
+    argocd-*) echo "15 min" ;;
     redis-*) echo "10 s" ;;
     helm-*) echo "5 min" ;;
     etcd-*) echo "1 min" ;;
