@@ -1,6 +1,6 @@
 /**
  * The steps of the release lifecycle that may call helm or the API server: create, and
- * Reconcile's refresh, update and delete. `dynamic.ts` loads this module only when such a step
+ * Reconcile's refresh, update and delete. `crud.ts` loads this module only when such a step
  * runs, so a `pulumi up` in which every add-on is handed off (ApplyOnce) never loads the helm
  * runner, YAML or the Kubernetes client.
  *
@@ -101,7 +101,7 @@ export async function createRelease(inputs: Inputs): Promise<pulumi.dynamic.Crea
   return { id: releaseId(inputs), outs: outputsOf(inputs, status, inputs.values, newDigestKey(), instance) };
 }
 
-/** Reconcile's refresh: reads the live release (drift shows in the next diff). ApplyOnce's read never gets here (dynamic.ts). */
+/** Reconcile's refresh: reads the live release (drift shows in the next diff). ApplyOnce's read never gets here (crud.ts). */
 export async function readLive(id: string, props: Outputs): Promise<pulumi.dynamic.ReadResult> {
   const runner = runnerFor(props, "read");
   const live = await runner.status(props.releaseName, props.namespace);

@@ -1,7 +1,7 @@
 /**
  * The outputs a release resource stores, made from its inputs and what helm reported: shared by
  * the steps that call helm (`helm-steps.ts`) and ApplyOnce's update, which calls none. Light on
- * purpose (no helm runner, no Kubernetes client): `dynamic.ts` loads it for every step.
+ * purpose (no helm runner, no Kubernetes client): `crud.ts` loads it for every step.
  *
  * @module
  */
