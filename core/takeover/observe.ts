@@ -117,7 +117,12 @@ function parse<T>(res: KubeResponse, what: string): T {
   if (res.status < 200 || res.status >= 300) {
     throw new Error(`reading ${what} failed: HTTP ${res.status} ${res.body.slice(0, 300)}`);
   }
-  return JSON.parse(res.body) as T;
+  try {
+    return JSON.parse(res.body) as T;
+  } catch {
+    // Never quote the body: it may be a Secret (JSON.parse's message quotes the text it chokes on).
+    throw new Error(`reading ${what} failed: the API server's answer is not JSON`);
+  }
 }
 
 /** Lists a collection; a kind the cluster does not serve (its CRD is absent) is an empty list. */
@@ -128,10 +133,15 @@ async function list(client: KubeClient, path: string, what: string, accept?: str
 }
 
 /** Decodes a release Secret's `data.release`: base64 (the Secret) of base64 of gzip of JSON. */
-function decodeRelease(data: string): Record<string, unknown> {
-  const inner = Buffer.from(Buffer.from(data, "base64").toString("utf8"), "base64");
-  const json = inner[0] === 0x1f && inner[1] === 0x8b ? gunzipSync(inner) : inner;
-  return JSON.parse(json.toString("utf8")) as Record<string, unknown>;
+export function decodeRelease(data: string, secretName: string): Record<string, unknown> {
+  try {
+    const inner = Buffer.from(Buffer.from(data, "base64").toString("utf8"), "base64");
+    const json = inner[0] === 0x1f && inner[1] === 0x8b ? gunzipSync(inner) : inner;
+    return JSON.parse(json.toString("utf8")) as Record<string, unknown>;
+  } catch {
+    // The release holds the values: no parser message (which quotes its input) leaves here.
+    throw new Error(`Helm's release Secret ${secretName} cannot be decoded (not base64 of gzipped JSON)`);
+  }
 }
 
 /** The objects of a rendered manifest, namespaced ones without a namespace put in `namespace`. */
@@ -142,6 +152,8 @@ export function manifestObjects(
 ): ObjectRef[] {
   const refs: ObjectRef[] = [];
   for (const doc of parseAllDocuments(manifest)) {
+    // A document helm could not have applied names no object (and its parse error would quote it).
+    if (doc.errors.length > 0) continue;
     const o = doc.toJS() as { apiVersion?: string; kind?: string; metadata?: Meta } | null;
     if (!o?.apiVersion || !o.kind || !o.metadata?.name) continue;
     const ref = {
@@ -219,7 +231,7 @@ async function readStorage(
     await client.get(`/api/v1/namespaces/${storageNamespace}/secrets/${latest.secret.name}`, READ),
     latest.secret.name,
   );
-  const release = decodeRelease(secret.data?.release ?? "");
+  const release = decodeRelease(secret.data?.release ?? "", latest.secret.name);
   const info = (release.info ?? {}) as { last_deployed?: string };
   const namespaced = new Map<string, boolean>();
   const refs = manifestObjects(String(release.manifest ?? ""), namespace, () => true);

@@ -8,12 +8,14 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { makeHandoffRecord } from "../../core/handoff.js";
 import { judgeHandoff } from "../../core/takeover/judge.js";
-import type {
-  ArgoClaim,
-  FluxClaim,
-  LiveObject,
-  Observation,
-  StoredRevision,
+import {
+  type ArgoClaim,
+  decodeRelease,
+  type FluxClaim,
+  type LiveObject,
+  manifestObjects,
+  type Observation,
+  type StoredRevision,
 } from "../../core/takeover/observe.js";
 import { findRecords, verifyHandoff } from "../../core/takeover/verify.js";
 
@@ -234,6 +236,23 @@ describe("verifying against the right cluster", () => {
       message:
         "the handoff record of kube-system/cni is for cluster https://127.0.0.1:6443 (sha256:0123456789abcdef), but the kubeconfig points at https://10.9.9.9:6443: pass the kubeconfig (or --context) of the record's cluster",
     });
+  });
+});
+
+describe("reading Helm's storage", () => {
+  test("a release that cannot be decoded and a manifest document that does not parse quote none of their content", () => {
+    const secretish = Buffer.from(Buffer.from('{"config":{"password":"hunter2"').toString("base64")).toString(
+      "base64",
+    );
+    assert.throws(() => decodeRelease(secretish, "sh.helm.release.v1.cni.v1"), {
+      message:
+        "Helm's release Secret sh.helm.release.v1.cni.v1 cannot be decoded (not base64 of gzipped JSON)",
+    });
+    const manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\npassword: [hunter2\n";
+    assert.deepEqual(
+      manifestObjects(manifest, "kube-system", () => true),
+      [{ apiVersion: "v1", kind: "ConfigMap", namespace: "kube-system", name: "a" }],
+    );
   });
 });
 
