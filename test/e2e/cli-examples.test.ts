@@ -6,30 +6,25 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
+import { after, test } from "node:test";
 import { liveRelease } from "../support/addon.js";
 import { repoRoot } from "../support/charts.js";
+import { clusterSuite } from "../support/cluster.js";
 import { type PulumiCli, pulumiCli } from "../support/project.js";
 
-let cluster: LocalCluster;
+const suite = clusterSuite({ name: "cli-examples", workloads: true });
 let cli: PulumiCli | undefined;
 
-before(async () => {
-  cluster = await startLocalCluster({ name: "cli-examples", workloads: true });
-  await cluster.ready;
-});
 after(async () => {
   await cli?.run(["stack", "rm", "--yes", "--force"]).catch(() => undefined);
   await cli?.dispose();
-  await cluster?.stop();
 });
 
 test("cd examples/bootstrap && pulumi up installs both add-ons with only the kubeconfig configured", {
   timeout: 900_000,
 }, async () => {
   cli = await pulumiCli(join(repoRoot(), "examples", "bootstrap"));
-  await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: cluster.kubeconfigPath });
+  await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: suite.cluster.kubeconfigPath });
   const up = await cli.run(["up", "--yes", "--skip-preview"]);
   assert.doesNotMatch(up.all, /warning: using .* from \$PATH/);
   const outputs = JSON.parse((await cli.run(["stack", "output", "--json", "--show-secrets"])).stdout);
@@ -39,14 +34,14 @@ test("cd examples/bootstrap && pulumi up installs both add-ons with only the kub
     ["cni", "kube-system"],
     ["gitops", "gitops-system"],
   ] as const) {
-    const release = await liveRelease(cluster, name, ns);
+    const release = await liveRelease(suite.cluster, name, ns);
     assert.equal(release?.status, "deployed");
     assert.equal(release?.revision, 1);
   }
 
   await cli.run(["config", "set", "cniIpamMode", "cluster-pool"]);
   await cli.run(["up", "--yes", "--skip-preview"]);
-  assert.deepEqual((await liveRelease(cluster, "cni", "kube-system"))?.values, {
+  assert.deepEqual((await liveRelease(suite.cluster, "cni", "kube-system"))?.values, {
     ipam: { mode: "kubernetes" },
   });
 
@@ -55,6 +50,6 @@ test("cd examples/bootstrap && pulumi up installs both add-ons with only the kub
     ["cni", "kube-system"],
     ["gitops", "gitops-system"],
   ] as const) {
-    assert.equal((await liveRelease(cluster, name, ns))?.revision, 1);
+    assert.equal((await liveRelease(suite.cluster, name, ns))?.revision, 1);
   }
 });

@@ -12,9 +12,9 @@
  */
 import { cp } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
+import { describe, test } from "node:test";
 import { chartPath } from "../support/charts.js";
+import { clusterSuite } from "../support/cluster.js";
 import { GO_BUILD_ENV, writeGoModule } from "../support/go-program.js";
 import {
   checkApplyOnceHandsOff,
@@ -23,7 +23,7 @@ import {
   disposeAfter,
   installedPackageSchema,
 } from "../support/package-program.js";
-import { createProject, type Project, pulumiCli } from "../support/project.js";
+import { createProject, pulumiCli } from "../support/project.js";
 
 const NAMESPACE = "cli-go";
 
@@ -62,17 +62,7 @@ func main() {
 describe("helm-handoff as a Pulumi package, from a Go program through the CLI", {
   timeout: 1_200_000,
 }, () => {
-  let cluster: LocalCluster;
-  const projects: Project[] = [];
-
-  before(async () => {
-    cluster = await startLocalCluster({ name: "cli-go" });
-    await cluster.ready;
-  });
-  after(async () => {
-    await Promise.allSettled(projects.map((p) => p.remove()));
-    await cluster?.stop();
-  });
+  const suite = clusterSuite({ name: "cli-go" });
 
   /** A Go project using the installed package, configured for `releaseName` and `strategy`. */
   async function goProject(name: string, releaseName: string, strategy: string) {
@@ -83,7 +73,7 @@ describe("helm-handoff as a Pulumi package, from a Go program through the CLI", 
         "main.go": GO_PROGRAM,
       },
     });
-    projects.push(p);
+    suite.keep(p);
     await cp(chartPath("schema"), join(p.dir, "charts", "schema"), { recursive: true });
     const cli = await pulumiCli(p.dir, GO_BUILD_ENV);
     try {
@@ -92,7 +82,7 @@ describe("helm-handoff as a Pulumi package, from a Go program through the CLI", 
         await installedPackageSchema(p.dir),
         (await cli.run(["version"])).stdout.trim(),
       );
-      await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: cluster.kubeconfigPath });
+      await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: suite.cluster.kubeconfigPath });
     } catch (err) {
       await cli.dispose();
       throw err;
@@ -102,13 +92,13 @@ describe("helm-handoff as a Pulumi package, from a Go program through the CLI", 
 
   test("an ApplyOnce add-on from a Go program installs once, ignores a values change and keeps the release on destroy", async () => {
     const cli = await goProject("go-apply-once", "go-once", "ApplyOnce");
-    await disposeAfter(cli, () => checkApplyOnceHandsOff(cli, cluster, "go-once", NAMESPACE));
+    await disposeAfter(cli, () => checkApplyOnceHandsOff(cli, suite.cluster, "go-once", NAMESPACE));
   });
 
   test("a Reconcile add-on from a Go program upgrades on a values change and is uninstalled on destroy", async () => {
     const cli = await goProject("go-reconcile", "go-reconcile", "Reconcile");
     await disposeAfter(cli, () =>
-      checkReconcileUpgradesAndUninstalls(cli, cluster, "go-reconcile", NAMESPACE),
+      checkReconcileUpgradesAndUninstalls(cli, suite.cluster, "go-reconcile", NAMESPACE),
     );
   });
 });

@@ -10,16 +10,15 @@
 import assert from "node:assert/strict";
 import { cp, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { execa } from "execa";
-import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
 import { liveRelease } from "../support/addon.js";
 import { chartPath } from "../support/charts.js";
+import { clusterSuite } from "../support/cluster.js";
 import {
   createProject,
   installedVersion,
   jsonFile,
-  type Project,
   PULUMI_NEW_TYPESCRIPT_TSCONFIG,
   pulumiCli,
   pulumiProjectYaml,
@@ -106,17 +105,7 @@ const KINDS: readonly Kind[] = [
 ];
 
 describe("pulumi up in a platform repo through the CLI", { timeout: 1_200_000 }, () => {
-  let cluster: LocalCluster;
-  const projects: Project[] = [];
-
-  before(async () => {
-    cluster = await startLocalCluster({ name: "cli-projects" });
-    await cluster.ready;
-  });
-  after(async () => {
-    await Promise.allSettled(projects.map((p) => p.remove()));
-    await cluster?.stop();
-  });
+  const suite = clusterSuite({ name: "cli-projects" });
 
   for (const kind of KINDS) {
     test(`a ${kind.name} project installs once, ignores a values change and keeps the release on destroy`, async () => {
@@ -127,17 +116,19 @@ describe("pulumi up in a platform repo through the CLI", { timeout: 1_200_000 },
         devDependencies: kind.devDependencies,
         files: { ...kind.files, "Pulumi.yaml": pulumiProjectYaml(`hh-${kind.name}`) },
       });
-      projects.push(project);
+      suite.keep(project);
       await cp(chartPath("schema"), join(project.dir, "charts", "schema"), { recursive: true });
       const cli = await pulumiCli(project.dir);
       try {
-        await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: cluster.kubeconfigPath });
+        await cli.run(["config", "set", "--secret", "kubeconfig"], {
+          inputFile: suite.cluster.kubeconfigPath,
+        });
         await cli.run(["config", "set", "releaseName", kind.releaseName]);
         await cli.run(["config", "set", "mode", "a"]);
 
         const up = await cli.run(["up", "--yes", "--skip-preview"]);
         assert.match(up.all, /helm-handoff:index:ClusterAddon/);
-        const first = await liveRelease(cluster, kind.releaseName, "cli-projects");
+        const first = await liveRelease(suite.cluster, kind.releaseName, "cli-projects");
         assert.equal(first?.revision, 1);
         assert.equal(first?.status, "deployed");
         assert.deepEqual(first?.values, { replicas: 1, mode: "a" });
@@ -148,7 +139,7 @@ describe("pulumi up in a platform repo through the CLI", { timeout: 1_200_000 },
         const plain = (await cli.run(["stack", "output", "--json"])).stdout;
         const status = await execa(
           join(project.dir, "node_modules", ".bin", "helm-handoff"),
-          ["status", "--kubeconfig", cluster.kubeconfigPath],
+          ["status", "--kubeconfig", suite.cluster.kubeconfigPath],
           {
             input: plain,
             reject: false,
@@ -169,12 +160,12 @@ describe("pulumi up in a platform repo through the CLI", { timeout: 1_200_000 },
 
         const second = await cli.run(["up", "--yes", "--skip-preview"]);
         assert.match(second.all, /Resources:\n +3 unchanged\n/);
-        const after = await liveRelease(cluster, kind.releaseName, "cli-projects");
+        const after = await liveRelease(suite.cluster, kind.releaseName, "cli-projects");
         assert.equal(after?.revision, 1);
         assert.deepEqual(after?.values, { replicas: 1, mode: "a" });
 
         await cli.run(["destroy", "--yes", "--skip-preview"]);
-        const kept = await liveRelease(cluster, kind.releaseName, "cli-projects");
+        const kept = await liveRelease(suite.cluster, kind.releaseName, "cli-projects");
         assert.equal(kept?.revision, 1);
         assert.equal(kept?.status, "deployed");
       } finally {
@@ -191,12 +182,12 @@ describe("pulumi up in a platform repo through the CLI", { timeout: 1_200_000 },
       dependencies: { "@pulumi/pulumi": installedVersion("@pulumi/pulumi") },
       files: { ...kind.files, "Pulumi.yaml": pulumiProjectYaml("hh-compile-cache") },
     });
-    projects.push(project);
+    suite.keep(project);
     await cp(chartPath("schema"), join(project.dir, "charts", "schema"), { recursive: true });
     const cache = join(project.dir, "node-compile-cache");
     const cli = await pulumiCli(project.dir, { NODE_COMPILE_CACHE: cache });
     try {
-      await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: cluster.kubeconfigPath });
+      await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: suite.cluster.kubeconfigPath });
       await cli.run(["config", "set", "releaseName", "compile-cache"]);
       await cli.run(["config", "set", "mode", "a"]);
       // The preview's check of the new release starts the host and loads our release code in it.

@@ -18,10 +18,10 @@ import assert from "node:assert/strict";
 import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
+import { before, describe, test } from "node:test";
 import { liveRelease } from "../support/addon.js";
 import { chartPath } from "../support/charts.js";
+import { clusterSuite } from "../support/cluster.js";
 import {
   checkApplyOnceHandsOff,
   checkReconcileUpgradesAndUninstalls,
@@ -30,7 +30,7 @@ import {
   installedPackageSchema,
   stackOutputs,
 } from "../support/package-program.js";
-import { createProject, type Project, pulumiCli } from "../support/project.js";
+import { createProject, pulumiCli } from "../support/project.js";
 import {
   docsPythonProgram,
   installPythonRequirements,
@@ -74,30 +74,17 @@ const STAND_IN_CILIUM = {
 describe("helm-handoff as a Pulumi package, from a Python program through the CLI", {
   timeout: 1_200_000,
 }, () => {
-  let cluster: LocalCluster;
+  const suite = clusterSuite({ name: "cli-python" });
   let repo: HttpChartRepo;
-  let chartDir: string;
-  const projects: Project[] = [];
 
   before(async () => {
-    chartDir = await mkdtemp(join(tmpdir(), "hh-stand-in-cilium-"));
+    const chartDir = await mkdtemp(join(tmpdir(), "hh-stand-in-cilium-"));
+    suite.keep({ remove: () => rm(chartDir, { recursive: true, force: true }) });
     for (const [path, text] of Object.entries(STAND_IN_CILIUM)) {
       await mkdir(join(chartDir, "templates"), { recursive: true });
       await writeFile(join(chartDir, path), text);
     }
-    [cluster, repo] = await Promise.all([
-      startLocalCluster({ name: "cli-python" }),
-      startHttpChartRepo({ charts: [chartDir] }),
-    ]);
-    await cluster.ready;
-  });
-  after(async () => {
-    await Promise.allSettled(projects.map((p) => p.remove()));
-    await Promise.allSettled([
-      cluster?.stop(),
-      repo?.close(),
-      rm(chartDir, { recursive: true, force: true }),
-    ]);
+    repo = suite.keep(await startHttpChartRepo({ charts: [chartDir] }));
   });
 
   /** A Python project running `program` with the installed package, its kubeconfig configured. */
@@ -110,12 +97,12 @@ describe("helm-handoff as a Pulumi package, from a Python program through the CL
         "__main__.py": program,
       },
     });
-    projects.push(p);
+    suite.keep(p);
     await cp(chartPath("schema"), join(p.dir, "charts", "schema"), { recursive: true });
     await installPythonRequirements(p.dir, await installedPackageSchema(p.dir));
     const cli = await pulumiCli(p.dir, pythonEnv(p.dir));
     try {
-      await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: cluster.kubeconfigPath });
+      await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: suite.cluster.kubeconfigPath });
     } catch (err) {
       await cli.dispose();
       throw err;
@@ -131,7 +118,7 @@ describe("helm-handoff as a Pulumi package, from a Python program through the CL
     try {
       const up = await cli.run(["up", "--yes", "--skip-preview"]);
       assert.match(up.all, /helm-handoff:index:ClusterAddon/);
-      assert.deepEqual(await liveRelease(cluster, "cni", "kube-system"), {
+      assert.deepEqual(await liveRelease(suite.cluster, "cni", "kube-system"), {
         revision: 1,
         status: "deployed",
         values: { ipam: { mode: "kubernetes" } },
@@ -164,13 +151,13 @@ describe("helm-handoff as a Pulumi package, from a Python program through the CL
 
   test("an ApplyOnce add-on from a Python program installs once, ignores a values change and keeps the release on destroy", async () => {
     const cli = await configuredProject("py-apply-once", "py-once", "ApplyOnce");
-    await disposeAfter(cli, () => checkApplyOnceHandsOff(cli, cluster, "py-once", NAMESPACE));
+    await disposeAfter(cli, () => checkApplyOnceHandsOff(cli, suite.cluster, "py-once", NAMESPACE));
   });
 
   test("a Reconcile add-on from a Python program upgrades on a values change and is uninstalled on destroy", async () => {
     const cli = await configuredProject("py-reconcile", "py-reconcile", "Reconcile");
     await disposeAfter(cli, () =>
-      checkReconcileUpgradesAndUninstalls(cli, cluster, "py-reconcile", NAMESPACE),
+      checkReconcileUpgradesAndUninstalls(cli, suite.cluster, "py-reconcile", NAMESPACE),
     );
   });
 });

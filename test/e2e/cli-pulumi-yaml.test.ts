@@ -18,12 +18,12 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { chmod, cp, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { keyedValuesDigest } from "../../core/keyed-digest.js";
-import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
 import { packageVersion } from "../../provider/plugin/provider.js";
 import { liveRelease } from "../support/addon.js";
 import { chartPath } from "../support/charts.js";
+import { clusterSuite } from "../support/cluster.js";
 import { compileGoProgram, docsGoProgram } from "../support/go-program.js";
 import {
   checkApplyOnceHandsOff,
@@ -34,7 +34,6 @@ import {
   createProject,
   installedVersion,
   jsonFile,
-  type Project,
   PULUMI_NEW_TYPESCRIPT_TSCONFIG,
   pulumiCli,
   pulumiProjectYaml,
@@ -111,17 +110,7 @@ interface Outputs {
 describe("helm-handoff as a Pulumi package, from a YAML program through the CLI", {
   timeout: 1_200_000,
 }, () => {
-  let cluster: LocalCluster;
-  const projects: Project[] = [];
-
-  before(async () => {
-    cluster = await startLocalCluster({ name: "cli-yaml" });
-    await cluster.ready;
-  });
-  after(async () => {
-    await Promise.allSettled(projects.map((p) => p.remove()));
-    await cluster?.stop();
-  });
+  const suite = clusterSuite({ name: "cli-yaml" });
 
   /** A project with the chart and the tarball installed (npm brings `@pulumi/pulumi`, the package's peer). */
   async function project(
@@ -136,7 +125,7 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
       devDependencies,
       files,
     });
-    projects.push(p);
+    suite.keep(p);
     await cp(chartPath("schema"), join(p.dir, "charts", "schema"), { recursive: true });
     return p;
   }
@@ -148,7 +137,7 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
     env: Record<string, string> = {},
   ) {
     const cli = await pulumiCli(dir, env);
-    await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: cluster.kubeconfigPath });
+    await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: suite.cluster.kubeconfigPath });
     await cli.run(["config", "set", "releaseName", releaseName]);
     await cli.run(["config", "set", "strategy", strategy]);
     await cli.run(["config", "set", "mode", "a"]);
@@ -159,7 +148,7 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
     const p = await project("yaml-apply-once", { "Pulumi.yaml": yamlProgram("hh-yaml-apply-once") });
     const cli = await configured(p.dir, "yaml-once", "ApplyOnce");
     try {
-      await checkApplyOnceHandsOff(cli, cluster, "yaml-once", NAMESPACE);
+      await checkApplyOnceHandsOff(cli, suite.cluster, "yaml-once", NAMESPACE);
     } finally {
       await cli.dispose();
     }
@@ -217,7 +206,7 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
     const cli = await configured(p.dir, "yaml-cached", "ApplyOnce");
     try {
       await cli.run(["up", "--yes", "--skip-preview"]);
-      const first = await liveRelease(cluster, "yaml-cached", NAMESPACE);
+      const first = await liveRelease(suite.cluster, "yaml-cached", NAMESPACE);
       assert.equal(first?.revision, 1);
       // The toolchain's YAML host (pulumi-yaml v1.25.0) keeps a versioned plugin's schema beside its
       // directory; the next up reads it from there instead of starting the plugin for it.
@@ -235,7 +224,7 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
         second.stderr.split("newPlugin(): Launching plugin 'helm-handoff (resource)'").length - 1,
         1,
       );
-      assert.deepEqual(await liveRelease(cluster, "yaml-cached", NAMESPACE), first);
+      assert.deepEqual(await liveRelease(suite.cluster, "yaml-cached", NAMESPACE), first);
       await cli.run(["destroy", "--yes", "--skip-preview"]);
     } finally {
       await cli.dispose();
@@ -246,7 +235,7 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
     const p = await project("yaml-reconcile", { "Pulumi.yaml": yamlProgram("hh-yaml-reconcile") });
     const cli = await configured(p.dir, "yaml-reconcile", "Reconcile");
     try {
-      await checkReconcileUpgradesAndUninstalls(cli, cluster, "yaml-reconcile", NAMESPACE);
+      await checkReconcileUpgradesAndUninstalls(cli, suite.cluster, "yaml-reconcile", NAMESPACE);
     } finally {
       await cli.dispose();
     }
@@ -270,7 +259,7 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
       const cli = await configured(dir, "same-spec", "Reconcile");
       try {
         await cli.run(["up", "--yes", "--skip-preview"]);
-        const release = await liveRelease(cluster, "same-spec", NAMESPACE);
+        const release = await liveRelease(suite.cluster, "same-spec", NAMESPACE);
         const out = await stackOutputs<Outputs>(cli);
         // Each release has its own digest key: the digest is checked against it, then compared without.
         assert.equal(

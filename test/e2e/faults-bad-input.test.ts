@@ -13,12 +13,11 @@ import { after, before, describe, test } from "node:test";
 import * as pulumi from "@pulumi/pulumi";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { HelmHandoffError } from "../../core/index.js";
-import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
+import type { LocalCluster } from "../../local-cluster/index.js";
 import type { ChartSource, ClusterAddonArgs } from "../../provider/index.js";
-import type { AddonStack } from "../support/addon.js";
 import { localChart, runHelm } from "../support/charts.js";
+import { clusterSuite } from "../support/cluster.js";
 import { assertNoLeftovers, createSandbox, faultStack, type Sandbox } from "../support/faults.js";
-import { createHelmSpy, type HelmSpy } from "../support/helm-spy.js";
 import { collectProgramRejections, type ProgramRejections } from "../support/pulumi.js";
 
 /** One malformed input: the add-on's args (built from the shared cluster) and the message it must fail with. */
@@ -268,24 +267,15 @@ const CASES: readonly BadInput[] = [
 ];
 
 describe("ClusterAddon rejects bad input", { timeout: 900_000 }, () => {
-  let cluster: LocalCluster;
-  let spy: HelmSpy;
+  const suite = clusterSuite({ name: "bad-input", helmSpy: true });
   let sandbox: Sandbox;
   let rejections: ProgramRejections;
-  const stacks: AddonStack[] = [];
 
   before(async () => {
     rejections = collectProgramRejections();
-    [cluster, spy, sandbox] = await Promise.all([
-      startLocalCluster({ name: "bad-input" }),
-      createHelmSpy(),
-      createSandbox(),
-    ]);
-    await cluster.ready;
+    sandbox = suite.keep(await createSandbox());
   });
-  after(async () => {
-    await Promise.allSettled(stacks.map((s) => s.dispose()));
-    await Promise.allSettled([cluster?.stop(), spy?.remove(), sandbox?.remove()]);
+  after(() => {
     rmSync(dirname(LATIN1_VALUES), { recursive: true, force: true });
     rejections.restore();
     // Programs that throw leave their error in promises nobody awaits; only input errors may be among them.
@@ -296,18 +286,18 @@ describe("ClusterAddon rejects bad input", { timeout: 900_000 }, () => {
 
   for (const c of CASES) {
     test(`${c.what} fails before any helm call with a message naming the field and the fix`, async () => {
-      await spy.reset();
+      await suite.spy.reset();
       const valid: ClusterAddonArgs = {
-        kubeconfig: cluster.kubeconfig,
+        kubeconfig: suite.cluster.kubeconfig,
         chart: { path: localChart("schema") },
       };
-      const s = await faultStack([{ name: c.name, args: c.args(valid) }], spy, sandbox);
-      stacks.push(s);
+      const s = await faultStack([{ name: c.name, args: c.args(valid) }], suite.spy, sandbox);
+      suite.keep(s);
       await assert.rejects(s.up());
       const out = s.output();
-      const expected = c.message(cluster);
+      const expected = c.message(suite.cluster);
       assert.ok(out.includes(expected), `expected the engine's output to contain:\n${expected}\n---\n${out}`);
-      assert.deepEqual(await spy.calls(), [], "no helm process was started");
+      assert.deepEqual(await suite.spy.calls(), [], "no helm process was started");
       assert.doesNotMatch(out, /attempt 2|retrying in/, "no retry loop");
       assert.doesNotMatch(out, /is not valid YAML: .*is not: a kubeconfig/, "the kubeconfig is not echoed");
       assert.doesNotMatch(out, /s3cret-repo-pass|tok-0123456789/, "no password or URL token is echoed");
@@ -327,7 +317,7 @@ describe("ClusterAddon rejects bad input", { timeout: 900_000 }, () => {
       "list",
       "--all-namespaces",
       "--kubeconfig",
-      cluster.kubeconfigPath,
+      suite.cluster.kubeconfigPath,
       "-o",
       "json",
     ]);

@@ -5,12 +5,12 @@
  * exactly one deployed release, no object outside it, no helm-handoff temp dir and no process left.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
 import { type ClusterAddonArgs, type ReleaseStatus, recoverInterruptedUpdate } from "../../provider/index.js";
 import { type AddonDecl, type AddonStack, liveRelease } from "../support/addon.js";
 import { localChart } from "../support/charts.js";
+import { clusterSuite } from "../support/cluster.js";
 import {
   assertNoLeftovers,
   createSandbox,
@@ -23,42 +23,28 @@ import {
   updateNode,
   waitFor,
 } from "../support/faults.js";
-import { createHelmSpy, type HelmSpy } from "../support/helm-spy.js";
 
 /** The label the hook chart's blocking hook pod selects (no node has it until a test adds it). */
 const HOOK_NODE_LABEL = "helm-handoff.dev/no-such-node";
 
 describe("ClusterAddon survives faults during the install", { timeout: 1_200_000 }, () => {
-  let cluster: LocalCluster;
-  let spy: HelmSpy;
+  const suite = clusterSuite({ name: "faults", workloads: true, helmSpy: true });
   let sandbox: Sandbox;
   let node: string;
-  const stacks: AddonStack[] = [];
 
   before(async () => {
-    [cluster, spy, sandbox] = await Promise.all([
-      startLocalCluster({ name: "faults", workloads: true }),
-      createHelmSpy(),
-      createSandbox(),
-    ]);
-    await cluster.ready;
-    node = cluster.nodeName!;
-  });
-  after(async () => {
-    await Promise.allSettled(stacks.map((s) => s.dispose()));
-    await Promise.allSettled([cluster?.stop(), spy?.remove(), sandbox?.remove()]);
+    sandbox = suite.keep(await createSandbox());
+    node = suite.cluster.nodeName!;
   });
 
   async function stackOf(decls: AddonDecl[]): Promise<AddonStack> {
-    const s = await faultStack(decls, spy, sandbox);
-    stacks.push(s);
-    return s;
+    return suite.keep(await faultStack(decls, suite.spy, sandbox));
   }
 
   /** The pid of the first `helm install RELEASE` the spy saw, once it started. */
   async function helmInstallPid(release: string): Promise<number> {
     return waitFor(`helm install ${release} to start`, async () => {
-      const call = (await spy.pidCalls()).find((c) => c.argv.startsWith(`install ${release} `));
+      const call = (await suite.spy.pidCalls()).find((c) => c.argv.startsWith(`install ${release} `));
       return call?.pid;
     });
   }
@@ -74,7 +60,7 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
   /** Waits until the release's pre-install hook Job exists: helm is blocked in the hook. */
   async function hookRunning(release: string): Promise<void> {
     await waitFor(`the pre-install hook of ${release}`, async () => {
-      const res = await cluster.request(
+      const res = await suite.cluster.request(
         "GET",
         `/apis/batch/v1/namespaces/default/jobs/${release}-pre-install`,
       );
@@ -85,20 +71,20 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
   /** Exactly one release revision, deployed, and the chart's objects, nothing else labelled with the release. */
   async function assertOneDeployedRelease(release: string, objects: Record<string, string[]>): Promise<void> {
     assert.deepEqual(
-      (await storedRevisions(cluster, release)).map((r) => r.status),
+      (await storedRevisions(suite.cluster, release)).map((r) => r.status),
       ["deployed"],
       "one release revision, deployed",
     );
-    assert.equal((await liveRelease(cluster, release))?.status, "deployed");
+    assert.equal((await liveRelease(suite.cluster, release))?.status, "deployed");
     for (const [apiPath, names] of Object.entries(objects)) {
-      assert.deepEqual(await objectsOf(cluster, apiPath, release), names, `${apiPath} of ${release}`);
+      assert.deepEqual(await objectsOf(suite.cluster, apiPath, release), names, `${apiPath} of ${release}`);
     }
   }
 
   /** An add-on of the hook chart, whose pre-install hook never completes when `blockForever`. */
   function hookArgs(o: { blockForever: boolean; timeout: string; deadline: string }): ClusterAddonArgs {
     return {
-      kubeconfig: cluster.kubeconfig,
+      kubeconfig: suite.cluster.kubeconfig,
       chart: { path: localChart("hook") },
       values: { hook: { blockForever: o.blockForever } },
       install: { timeout: o.timeout },
@@ -109,12 +95,12 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
   test("the API server SIGKILLed during helm install --wait and restarted 15 s later: up succeeds with one deployed release", async () => {
     const name = "apiserver-crash";
     // A cordoned node keeps the Deployment's pod Pending, so the install is still in its wait when the API server dies.
-    await updateNode(cluster, node, (n) => {
+    await updateNode(suite.cluster, node, (n) => {
       n.spec.unschedulable = true;
     });
     try {
       const args: ClusterAddonArgs = {
-        kubeconfig: cluster.kubeconfig,
+        kubeconfig: suite.cluster.kubeconfig,
         chart: { path: localChart("workload") },
         install: { timeout: "60s" },
         retry: { deadline: "8m", minBackoff: "1s", maxBackoff: "5s" },
@@ -123,14 +109,16 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
       const up = s.up();
       up.catch(() => {}); // awaited below; keeps the rejection handled while the fault is injected
       await waitFor("the install to wait for its Deployment", async () => {
-        const pending = (await storedRevisions(cluster, name)).some((r) => r.status === "pending-install");
-        const deployments = await objectsOf(cluster, "apps/v1/deployments", name);
+        const pending = (await storedRevisions(suite.cluster, name)).some(
+          (r) => r.status === "pending-install",
+        );
+        const deployments = await objectsOf(suite.cluster, "apps/v1/deployments", name);
         return pending && deployments.length > 0 ? true : undefined;
       });
-      await cluster.killApiServer();
+      await suite.cluster.killApiServer();
       await sleep(15_000);
-      await cluster.startApiServer();
-      await updateNode(cluster, node, (n) => {
+      await suite.cluster.startApiServer();
+      await updateNode(suite.cluster, node, (n) => {
         n.spec.unschedulable = false;
       });
       const result = await up;
@@ -143,7 +131,7 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
       });
       await assertNoLeftovers(sandbox);
     } finally {
-      await updateNode(cluster, node, (n) => {
+      await updateNode(suite.cluster, node, (n) => {
         n.spec.unschedulable = false;
       });
     }
@@ -160,7 +148,7 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
       await hookRunning(name);
       process.kill(pid, "SIGKILL");
       // Let the next attempt's hook pod schedule: the node now has the label the hook selects.
-      await updateNode(cluster, node, (n) => {
+      await updateNode(suite.cluster, node, (n) => {
         n.metadata.labels = { ...n.metadata.labels, [HOOK_NODE_LABEL]: "true" };
       });
       const result = await up;
@@ -172,7 +160,7 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
       await assertOneDeployedRelease(name, { "v1/configmaps": [`${name}-hook`] });
       await assertNoLeftovers(sandbox);
     } finally {
-      await updateNode(cluster, node, (n) => {
+      await updateNode(suite.cluster, node, (n) => {
         const { [HOOK_NODE_LABEL]: _dropped, ...labels } = n.metadata.labels ?? {};
         n.metadata.labels = labels;
       });
@@ -194,7 +182,7 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
     process.kill(pid, "SIGKILL");
     await assert.rejects(up);
     assert.deepEqual(
-      (await storedRevisions(cluster, name)).map((r) => r.status),
+      (await storedRevisions(suite.cluster, name)).map((r) => r.status),
       ["pending-install"],
       "the killed install left the release stuck",
     );
@@ -284,7 +272,7 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
     });
     await exited(pid);
     assert.deepEqual(
-      (await storedRevisions(cluster, name)).map((r) => r.status),
+      (await storedRevisions(suite.cluster, name)).map((r) => r.status),
       ["pending-install"],
       "the killed install left the release stuck",
     );
@@ -304,23 +292,23 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
     const name = "installed-unrecorded";
     const args = hookArgs({ blockForever: false, timeout: "60s", deadline: "4m" });
     const s = await stackOf([{ name, args }]);
-    await spy.holdInstalls();
+    await suite.spy.holdInstalls();
     try {
       await interruptedUp(s, async () => {
         await waitFor("helm install to finish (held by the spy)", async () =>
-          (await spy.installHeld()) ? true : undefined,
+          (await suite.spy.installHeld()) ? true : undefined,
         );
       });
     } finally {
-      await spy.releaseInstalls();
+      await suite.spy.releaseInstalls();
     }
     assert.deepEqual(
-      (await storedRevisions(cluster, name)).map((r) => r.status),
+      (await storedRevisions(suite.cluster, name)).map((r) => r.status),
       ["deployed"],
       "the interrupted run installed the release",
     );
 
-    await spy.reset();
+    await suite.spy.reset();
     const status = await recoveredUp(s, name);
     assert.equal(status.status, "deployed");
     assert.equal(status.revision, 1);
@@ -328,7 +316,7 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
     // The create tries `helm install` first (helm refuses it: the name has a release), then adopts.
     assert.match(s.output(), /release default\/installed-unrecorded already exists: looking at it/);
     assert.deepEqual(
-      (await spy.calls()).filter((c) => /^(upgrade|uninstall|rollback) /.test(c)),
+      (await suite.spy.calls()).filter((c) => /^(upgrade|uninstall|rollback) /.test(c)),
       [],
       "the next up changes nothing on the release",
     );

@@ -8,11 +8,11 @@ import assert from "node:assert/strict";
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
+import { before, describe, test } from "node:test";
 import type { ClusterAddonArgs, ReleaseStatus } from "../../provider/index.js";
-import { type AddonStack, liveRelease } from "../support/addon.js";
+import { liveRelease } from "../support/addon.js";
 import { localChart } from "../support/charts.js";
+import { clusterSuite } from "../support/cluster.js";
 import {
   assertNoLeftovers,
   createSandbox,
@@ -24,7 +24,6 @@ import {
   storedRevisions,
   waitFor,
 } from "../support/faults.js";
-import { createHelmSpy, type HelmSpy } from "../support/helm-spy.js";
 
 /**
  * A copy of test/charts/hook whose hook Job also runs before an upgrade (the original is
@@ -42,59 +41,45 @@ async function upgradeHookChart(root: string): Promise<string> {
 }
 
 describe("ClusterAddon in Reconcile recovers an interrupted upgrade", { timeout: 600_000 }, () => {
-  let cluster: LocalCluster;
-  let spy: HelmSpy;
+  const suite = clusterSuite({ name: "reconcile", workloads: true, helmSpy: true });
   let sandbox: Sandbox;
-  let chartRoot: string;
   let chart: string;
-  let stack: AddonStack | undefined;
 
   before(async () => {
-    [cluster, spy, sandbox, chartRoot] = await Promise.all([
-      startLocalCluster({ name: "reconcile", workloads: true }),
-      createHelmSpy(),
-      createSandbox(),
-      mkdtemp(join(tmpdir(), "hh-reconcile-chart-")),
-    ]);
-    chart = await upgradeHookChart(chartRoot);
-    await cluster.ready;
-  });
-  after(async () => {
-    await stack?.dispose();
-    await Promise.allSettled([
-      cluster?.stop(),
-      spy?.remove(),
-      sandbox?.remove(),
-      rm(chartRoot, { recursive: true, force: true }),
-    ]);
+    sandbox = suite.keep(await createSandbox());
+    const root = await mkdtemp(join(tmpdir(), "hh-reconcile-chart-"));
+    suite.keep({ remove: () => rm(root, { recursive: true, force: true }) });
+    chart = await upgradeHookChart(root);
   });
 
   test("an upgrade killed in its pre-upgrade hook leaves pending-upgrade, and the next up rolls back and upgrades", async () => {
     const name = "upgrade-killed";
     const args = (message: string, blockForever: boolean): ClusterAddonArgs => ({
-      kubeconfig: cluster.kubeconfig,
+      kubeconfig: suite.cluster.kubeconfig,
       chart: { path: chart },
       strategy: "Reconcile",
       values: { message, hook: { blockForever } },
       install: { timeout: "20s" },
       retry: { deadline: "4m", minBackoff: "1s", maxBackoff: "5s" },
     });
-    const s = await faultStack([{ name, args: args("v1", false) }], spy, sandbox);
-    stack = s;
+    const s = suite.keep(await faultStack([{ name, args: args("v1", false) }], suite.spy, sandbox));
     const first = await s.up();
     assert.equal((first.outputs[`${name}Status`]?.value as ReleaseStatus | undefined)?.revision, 1);
 
     // The upgrade to v2 blocks in its hook; then the provider and helm are killed together.
-    await spy.reset();
+    await suite.spy.reset();
     s.current = [{ name, args: args("v2", true) }];
     const interrupted = s.up();
     interrupted.catch(() => {});
     const helm = await waitFor("helm upgrade to start", async () => {
-      const call = (await spy.pidCalls()).find((c) => c.argv.startsWith(`upgrade ${name} `));
+      const call = (await suite.spy.pidCalls()).find((c) => c.argv.startsWith(`upgrade ${name} `));
       return call?.pid;
     });
     await waitFor("the pre-upgrade hook Job", async () => {
-      const res = await cluster.request("GET", `/apis/batch/v1/namespaces/default/jobs/${name}-pre-install`);
+      const res = await suite.cluster.request(
+        "GET",
+        `/apis/batch/v1/namespaces/default/jobs/${name}-pre-install`,
+      );
       return res.ok ? true : undefined;
     });
     const provider = parentPid(helm);
@@ -104,7 +89,7 @@ describe("ClusterAddon in Reconcile recovers an interrupted upgrade", { timeout:
     process.kill(helm, "SIGKILL");
     await assert.rejects(interrupted);
     assert.deepEqual(
-      (await storedRevisions(cluster, name)).map((r) => `${r.version} ${r.status}`),
+      (await storedRevisions(suite.cluster, name)).map((r) => `${r.version} ${r.status}`),
       ["1 deployed", "2 pending-upgrade"],
       "the killed upgrade left the release stuck",
     );
@@ -121,7 +106,7 @@ describe("ClusterAddon in Reconcile recovers an interrupted upgrade", { timeout:
     );
     assert.match(out, /is pending-upgrade \(revision 2\); rolling back to revision 1/);
     assert.match(out, /upgrading default\/upgrade-killed: values differ/);
-    const revisions = await storedRevisions(cluster, name);
+    const revisions = await storedRevisions(suite.cluster, name);
     const history = revisions.map((r) => `${r.version} ${r.status}`);
     // 1 install, 2 the killed upgrade, 3 the rollback to 1, 4 the upgrade to v3. helm rollback leaves
     // the interrupted revision's record as it was (helm 4 keeps it pending-upgrade; only the newest
@@ -142,10 +127,10 @@ describe("ClusterAddon in Reconcile recovers an interrupted upgrade", { timeout:
       `nothing pending but the interrupted revision's record (history: ${history.join(", ")})`,
     );
     assert.equal(status.revision, 4);
-    const live = await liveRelease(cluster, name);
+    const live = await liveRelease(suite.cluster, name);
     assert.deepEqual(live?.values, { message: "v3", hook: { blockForever: false } });
-    assert.deepEqual(await objectsOf(cluster, "v1/configmaps", name), [`${name}-hook`]);
-    const rollback = (await spy.calls()).filter((c) => c.startsWith(`rollback ${name} 1 `));
+    assert.deepEqual(await objectsOf(suite.cluster, "v1/configmaps", name), [`${name}-hook`]);
+    const rollback = (await suite.spy.calls()).filter((c) => c.startsWith(`rollback ${name} 1 `));
     assert.equal(rollback.length, 1, "one helm rollback to revision 1");
     assert.equal(isRunning(helm), false);
     assert.equal(isRunning(provider), false);

@@ -6,49 +6,27 @@
  * is left behind.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
 import type { ReleaseStatus } from "../../provider/index.js";
 import { type AddonDecl, type AddonStack, liveRelease } from "../support/addon.js";
 import { localChart, runHelm } from "../support/charts.js";
+import { clusterSuite, withLocalCluster } from "../support/cluster.js";
 import { assertNoLeftovers, createSandbox, faultStack, type Sandbox, waitFor } from "../support/faults.js";
-import { createHelmSpy, type HelmSpy } from "../support/helm-spy.js";
 import { type HttpChartRepo, startHttpChartRepo } from "../support/repos.js";
 
 describe("ClusterAddon retries what heals and fails fast on what does not", { timeout: 1_200_000 }, () => {
-  let cluster: LocalCluster;
-  let doomed: LocalCluster;
-  let spy: HelmSpy;
+  const suite = clusterSuite({ name: "recovery", helmSpy: true });
   let sandbox: Sandbox;
   let repo: HttpChartRepo;
-  const stacks: AddonStack[] = [];
 
   before(async () => {
-    [cluster, doomed, spy, sandbox, repo] = await Promise.all([
-      startLocalCluster({ name: "recovery" }),
-      startLocalCluster({ name: "doomed" }),
-      createHelmSpy(),
-      createSandbox(),
-      startHttpChartRepo({ charts: ["schema"], failFirst: 3 }),
-    ]);
-    await Promise.all([cluster.ready, doomed.ready]);
-  });
-  after(async () => {
-    await Promise.allSettled(stacks.map((s) => s.dispose()));
-    await Promise.allSettled([
-      cluster?.stop(),
-      doomed?.stop(),
-      spy?.remove(),
-      sandbox?.remove(),
-      repo?.close(),
-    ]);
+    sandbox = suite.keep(await createSandbox());
+    repo = suite.keep(await startHttpChartRepo({ charts: ["schema"], failFirst: 3 }));
   });
 
   async function stackOf(decls: AddonDecl[]): Promise<AddonStack> {
-    const s = await faultStack(decls, spy, sandbox);
-    stacks.push(s);
-    return s;
+    return suite.keep(await faultStack(decls, suite.spy, sandbox));
   }
 
   /** The ClusterAddonRelease resources recorded in the stack's state. */
@@ -64,7 +42,7 @@ describe("ClusterAddon retries what heals and fails fast on what does not", { ti
       {
         name,
         args: {
-          kubeconfig: cluster.kubeconfig,
+          kubeconfig: suite.cluster.kubeconfig,
           chart: { repo: repo.url, name: "schema", version: "0.1.0" },
           retry: { minBackoff: "1s", maxBackoff: "2s" },
         },
@@ -78,17 +56,20 @@ describe("ClusterAddon retries what heals and fails fast on what does not", { ti
     const statuses = repo.log().map((r) => r.status);
     assert.deepEqual(statuses.slice(0, 3), [503, 503, 503]);
     assert.ok(statuses.includes(200), "the repository served the chart in the end");
-    assert.equal((await liveRelease(cluster, name))?.status, "deployed");
+    assert.equal((await liveRelease(suite.cluster, name))?.status, "deployed");
     await assertNoLeftovers(sandbox);
   });
 
   test("a version that does not exist at a reachable repository fails at the first attempt as permanent", async () => {
     const name = "no-such-version";
-    await spy.reset();
+    await suite.spy.reset();
     const s = await stackOf([
       {
         name,
-        args: { kubeconfig: cluster.kubeconfig, chart: { repo: repo.url, name: "schema", version: "9.9.9" } },
+        args: {
+          kubeconfig: suite.cluster.kubeconfig,
+          chart: { repo: repo.url, name: "schema", version: "9.9.9" },
+        },
       },
     ]);
     await assert.rejects(s.up());
@@ -96,21 +77,21 @@ describe("ClusterAddon retries what heals and fails fast on what does not", { ti
     assert.match(out, /helm install exited with code 1 \(permanent: chart or version not found\)/);
     assert.match(out, /chart "schema" version "9\.9\.9" not found/);
     assert.doesNotMatch(out, /retrying in|attempt 2/);
-    const installs = (await spy.calls()).filter((c) => c.startsWith(`install ${name} `));
+    const installs = (await suite.spy.calls()).filter((c) => c.startsWith(`install ${name} `));
     assert.equal(installs.length, 1, "helm install ran once");
-    assert.equal(await liveRelease(cluster, name), undefined);
+    assert.equal(await liveRelease(suite.cluster, name), undefined);
     assert.deepEqual(await recordedReleases(s), []);
     await assertNoLeftovers(sandbox);
   });
 
   test("a custom resource whose CRD is created 30 s later by someone else is retried as transient and succeeds", async () => {
     const name = "widget-late";
-    await spy.reset();
+    await suite.spy.reset();
     const s = await stackOf([
       {
         name,
         args: {
-          kubeconfig: cluster.kubeconfig,
+          kubeconfig: suite.cluster.kubeconfig,
           chart: { path: localChart("widget") },
           retry: { minBackoff: "1s", maxBackoff: "5s" },
         },
@@ -119,7 +100,7 @@ describe("ClusterAddon retries what heals and fails fast on what does not", { ti
     const up = s.up();
     up.catch(() => {});
     await waitFor("the first install attempt", async () =>
-      (await spy.calls()).some((c) => c.startsWith(`install ${name} `)) ? true : undefined,
+      (await suite.spy.calls()).some((c) => c.startsWith(`install ${name} `)) ? true : undefined,
     );
     await sleep(30_000);
     await runHelm([
@@ -127,7 +108,7 @@ describe("ClusterAddon retries what heals and fails fast on what does not", { ti
       "widget-crds",
       localChart("crds-only"),
       "--kubeconfig",
-      cluster.kubeconfigPath,
+      suite.cluster.kubeconfigPath,
       "--wait",
     ]);
     const result = await up;
@@ -135,49 +116,52 @@ describe("ClusterAddon retries what heals and fails fast on what does not", { ti
     assert.equal(status.status, "deployed");
     assert.ok(status.attempts >= 2, `retried (attempts: ${status.attempts})`);
     assert.match(s.output(), /transient: CRD not established yet/);
-    assert.equal((await liveRelease(cluster, name))?.status, "deployed");
+    assert.equal((await liveRelease(suite.cluster, name))?.status, "deployed");
     await assertNoLeftovers(sandbox);
   });
 
   test("an API server that dies and never comes back fails the up at the deadline, listing the attempts and the last cause", async () => {
-    const name = "doomed";
-    await spy.reset();
-    const s = await stackOf([
-      {
-        name,
-        args: {
-          kubeconfig: doomed.kubeconfig,
-          // A Deployment that never becomes ready (no workloads here): the first install is still
-          // waiting when the API server dies, whatever the machine's speed.
-          chart: { path: localChart("workload") },
-          install: { timeout: "10s" },
-          retry: { deadline: "30s", minBackoff: "1s", maxBackoff: "4s" },
+    await withLocalCluster({ name: "doomed" }, async (doomed) => {
+      await doomed.ready;
+      const name = "doomed";
+      await suite.spy.reset();
+      const s = await stackOf([
+        {
+          name,
+          args: {
+            kubeconfig: doomed.kubeconfig,
+            // A Deployment that never becomes ready (no workloads here): the first install is still
+            // waiting when the API server dies, whatever the machine's speed.
+            chart: { path: localChart("workload") },
+            install: { timeout: "10s" },
+            retry: { deadline: "30s", minBackoff: "1s", maxBackoff: "4s" },
+          },
         },
-      },
-    ]);
-    const up = s.up();
-    up.catch(() => {});
-    // The API server answered /readyz and the first helm install started: now it dies for good.
-    await waitFor("the first helm install", async () =>
-      (await spy.calls()).some((c) => c.startsWith("install ")) ? true : undefined,
-    );
-    await doomed.killApiServer();
-    await assert.rejects(up);
-    const out = s.output();
-    assert.match(
-      out,
-      /install of release default\/doomed did not succeed within the deadline of 30s after \d+ attempt\(s\):/,
-    );
-    assert.match(
-      out,
-      /#1 at \S+: helm install exited with code 1 \(transient: (lost the API server while waiting|API server or repository unreachable)\)/,
-    );
-    assert.match(out, /#2 at \S+: /);
-    assert.match(
-      out,
-      /last cause: helm \w+ exited with code 1 \(transient: API server or repository unreachable\)/,
-    );
-    assert.deepEqual(await recordedReleases(s), [], "nothing is recorded as created");
-    await assertNoLeftovers(sandbox);
+      ]);
+      const up = s.up();
+      up.catch(() => {});
+      // The API server answered /readyz and the first helm install started: now it dies for good.
+      await waitFor("the first helm install", async () =>
+        (await suite.spy.calls()).some((c) => c.startsWith("install ")) ? true : undefined,
+      );
+      await doomed.killApiServer();
+      await assert.rejects(up);
+      const out = s.output();
+      assert.match(
+        out,
+        /install of release default\/doomed did not succeed within the deadline of 30s after \d+ attempt\(s\):/,
+      );
+      assert.match(
+        out,
+        /#1 at \S+: helm install exited with code 1 \(transient: (lost the API server while waiting|API server or repository unreachable)\)/,
+      );
+      assert.match(out, /#2 at \S+: /);
+      assert.match(
+        out,
+        /last cause: helm \w+ exited with code 1 \(transient: API server or repository unreachable\)/,
+      );
+      assert.deepEqual(await recordedReleases(s), [], "nothing is recorded as created");
+      await assertNoLeftovers(sandbox);
+    });
   });
 });

@@ -5,41 +5,29 @@
 import assert from "node:assert/strict";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { digestOf, valuesFingerprint } from "../../core/handoff.js";
 import { clusterIdentityFromKubeconfig } from "../../core/index.js";
-import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
 import type { HandoffRecord } from "../../provider/index.js";
 import { type AddonStack, addonStack, liveRelease } from "../support/addon.js";
 import { localChart, runHelm } from "../support/charts.js";
-import { withLocalCluster } from "../support/cluster.js";
+import { clusterSuite, withLocalCluster } from "../support/cluster.js";
 import { unkeyedDigestForms } from "../support/digests.js";
-import { createHelmSpy, type HelmSpy } from "../support/helm-spy.js";
 
 describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
-  let cluster: LocalCluster;
-  let spy: HelmSpy;
-  const stacks: AddonStack[] = [];
-
-  before(async () => {
-    [cluster, spy] = await Promise.all([
-      startLocalCluster({ name: "apply-once", workloads: true }),
-      createHelmSpy(),
-    ]);
-    await cluster.ready;
-  });
-  after(async () => {
-    await Promise.allSettled(stacks.map((s) => s.dispose()));
-    await Promise.allSettled([cluster?.stop(), spy?.remove()]);
-  });
+  const suite = clusterSuite({ name: "apply-once", workloads: true, helmSpy: true });
 
   async function stackOf(name: string, values: Record<string, unknown>): Promise<AddonStack> {
     const s = await addonStack(
-      [{ name, args: { kubeconfig: cluster.kubeconfig, chart: { path: localChart("workload") }, values } }],
-      spy,
+      [
+        {
+          name,
+          args: { kubeconfig: suite.cluster.kubeconfig, chart: { path: localChart("workload") }, values },
+        },
+      ],
+      suite.spy,
     );
-    stacks.push(s);
-    return s;
+    return suite.keep(s);
   }
 
   test("installs the chart once and exports the handoff record", async () => {
@@ -47,13 +35,13 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
     const up = await s.up();
     const handoff = up.outputs.onceHandoff?.value as HandoffRecord;
     assert.equal(handoff.kind, "helm-handoff.dev/HandoffRecord");
-    assert.equal(handoff.cluster.id, clusterIdentityFromKubeconfig(cluster.kubeconfig).clusterId);
-    assert.equal(handoff.cluster.server, cluster.server);
+    assert.equal(handoff.cluster.id, clusterIdentityFromKubeconfig(suite.cluster.kubeconfig).clusterId);
+    assert.equal(handoff.cluster.server, suite.cluster.server);
     assert.deepEqual(handoff.release, { name: "once", namespace: "default", storageNamespace: "default" });
     assert.equal(handoff.revision, 1);
     assert.equal(handoff.strategy, "ApplyOnce");
     assert.match(handoff.valuesDigest, /^hmac-sha256:[0-9a-f]{64}$/);
-    const live = await liveRelease(cluster, "once");
+    const live = await liveRelease(suite.cluster, "once");
     assert.equal(live?.status, "deployed");
     assert.deepEqual(live?.values, { message: "first" });
   });
@@ -62,14 +50,14 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
     const s = await stackOf("frozen", { message: "first" });
     await s.up();
     s.current = [{ ...s.current[0]!, args: { ...s.current[0]!.args, values: { message: "second" } } }];
-    await spy.reset();
+    await suite.spy.reset();
     const preview = await s.preview();
     assert.match(s.output(), /ApplyOnce: the spec changed but is ignored after handoff/);
     assert.equal(preview.changeSummary.update ?? 0, 0);
     const up = await s.up();
     assert.equal(up.summary.resourceChanges?.update ?? 0, 0);
-    assert.deepEqual(await spy.calls(), []);
-    const live = await liveRelease(cluster, "frozen");
+    assert.deepEqual(await suite.spy.calls(), []);
+    const live = await liveRelease(suite.cluster, "frozen");
     assert.equal(live?.revision, 1);
     assert.deepEqual(live?.values, { message: "first" });
   });
@@ -77,7 +65,7 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
   test("a replace leaves a release that GitOps upgraded and then failed exactly as it was: adopted, no helm write", async () => {
     const s = await stackOf("gitops-owned", { message: "first" });
     await s.up();
-    const kc = ["--kubeconfig", cluster.kubeconfigPath];
+    const kc = ["--kubeconfig", suite.cluster.kubeconfigPath];
     const chart = localChart("workload");
     // GitOps takes over: one upgrade that works (revision 2), one that the API server rejects (revision 3, failed).
     await runHelm([
@@ -95,7 +83,7 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
       { check: false },
     );
     assert.notEqual(rejected.exitCode, 0);
-    const before = await liveRelease(cluster, "gitops-owned");
+    const before = await liveRelease(suite.cluster, "gitops-owned");
     assert.equal(before?.status, "failed");
     assert.equal(before?.revision, 3);
 
@@ -104,15 +92,15 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
     };
     const release = deployment.resources.find((r) => r.type.endsWith(":ClusterAddonRelease"));
     assert.ok(release);
-    await spy.reset();
+    await suite.spy.reset();
     const up = await s.stack.up({ replace: [release.urn], color: "never", onOutput: () => {} });
     assert.equal(up.summary.resourceChanges?.replace, 1);
     assert.deepEqual(
-      (await spy.calls()).map((c) => c.split(" ")[0]).filter((c) => c !== "version"),
+      (await suite.spy.calls()).map((c) => c.split(" ")[0]).filter((c) => c !== "version"),
       ["install", "status", "get"],
       "one refused install, then a look: no rollback, uninstall or upgrade",
     );
-    const after = await liveRelease(cluster, "gitops-owned");
+    const after = await liveRelease(suite.cluster, "gitops-owned");
     assert.deepEqual(after, before);
     const status = up.outputs["gitops-ownedStatus"]?.value as {
       adopted: boolean;
@@ -130,7 +118,7 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
       "existing",
       localChart("workload"),
       "--kubeconfig",
-      cluster.kubeconfigPath,
+      suite.cluster.kubeconfigPath,
       "--set",
       "message=theirs",
       "--wait",
@@ -140,16 +128,16 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
     const status = up.outputs.existingStatus?.value as { adopted: boolean; revision: number };
     assert.equal(status.adopted, true);
     assert.equal(status.revision, 1);
-    assert.deepEqual((await liveRelease(cluster, "existing"))?.values, { message: "theirs" });
+    assert.deepEqual((await liveRelease(suite.cluster, "existing"))?.values, { message: "theirs" });
   });
 
   test("destroy makes no helm call and leaves the release running", async () => {
     const s = await stackOf("kept", { message: "kept" });
     await s.up();
-    await spy.reset();
+    await suite.spy.reset();
     await s.destroy();
-    assert.deepEqual(await spy.calls(), []);
-    assert.equal((await liveRelease(cluster, "kept"))?.status, "deployed");
+    assert.deepEqual(await suite.spy.calls(), []);
+    assert.equal((await liveRelease(suite.cluster, "kept"))?.status, "deployed");
   });
 
   test("refresh and destroy succeed without any cluster call when the cluster is gone", async () => {
@@ -160,14 +148,14 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
         chart: { path: localChart("workload") },
         install: { wait: false },
       };
-      const s = await addonStack([{ name: "orphan", args }], spy);
-      stacks.push(s);
+      const s = await addonStack([{ name: "orphan", args }], suite.spy);
+      suite.keep(s);
       await s.up();
       await other.stopApiServer();
-      await spy.reset();
+      await suite.spy.reset();
       await s.refresh();
       await s.destroy();
-      assert.deepEqual(await spy.calls(), []);
+      assert.deepEqual(await suite.spy.calls(), []);
     });
   });
 
@@ -175,14 +163,17 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
     const s = await stackOf("rotated", {});
     await s.up();
     // Same server and CA, other user entry: the identity must not change.
-    const rotated = cluster.kubeconfig.replaceAll(`${cluster.name}-admin`, `${cluster.name}-rotated`);
-    assert.notEqual(rotated, cluster.kubeconfig);
+    const rotated = suite.cluster.kubeconfig.replaceAll(
+      `${suite.cluster.name}-admin`,
+      `${suite.cluster.name}-rotated`,
+    );
+    assert.notEqual(rotated, suite.cluster.kubeconfig);
     s.current = [{ ...s.current[0]!, args: { ...s.current[0]!.args, kubeconfig: rotated } }];
-    await spy.reset();
+    await suite.spy.reset();
     const up = await s.up();
     assert.equal(up.summary.resourceChanges?.replace ?? 0, 0);
     assert.equal(up.summary.resourceChanges?.create ?? 0, 0);
-    assert.deepEqual(await spy.calls(), []);
+    assert.deepEqual(await suite.spy.calls(), []);
   });
 
   test("a replaced cluster is bootstrapped again and the old one is never touched", async () => {
@@ -204,7 +195,7 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
       assert.equal(up.summary.resourceChanges?.replace, 1);
       assert.equal((await liveRelease(next, "moved"))?.status, "deployed");
       assert.equal(
-        (await liveRelease(cluster, "moved"))?.status,
+        (await liveRelease(suite.cluster, "moved"))?.status,
         "deployed",
         "the old cluster keeps its release",
       );
@@ -216,13 +207,13 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
   test("no secret value appears in the state file, in helm's argv or in the engine's output", async () => {
     const secretValue = "s3cr3t-value-9f8e7d";
     const s = await stackOf("secrets", { message: secretValue });
-    await spy.reset();
+    await suite.spy.reset();
     await s.up();
     await s.preview();
     await s.refresh();
     const state = await s.stateText();
-    const argv = (await spy.calls()).join("\n");
-    const keyLine = cluster.kubeconfig.split("\n").find((l) => l.includes("client-key-data"))!;
+    const argv = (await suite.spy.calls()).join("\n");
+    const keyLine = suite.cluster.kubeconfig.split("\n").find((l) => l.includes("client-key-data"))!;
     const clientKey = keyLine.split(":")[1]!.trim();
     for (const [where, text] of [
       ["state", state],
@@ -333,7 +324,7 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
     await s.stack.importStack(exported);
     assert.ok((await s.stateText()).includes(oldDesired.slice("sha256:".length)));
 
-    await spy.reset();
+    await suite.spy.reset();
     await s.refresh();
     const preview = await s.preview();
     assert.equal(preview.changeSummary.update, 1);
@@ -344,8 +335,8 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
     );
     const up = await s.up();
     assert.equal(up.summary.resourceChanges?.update, 1);
-    assert.deepEqual(await spy.calls(), []);
-    assert.equal((await liveRelease(cluster, "legacy"))?.revision, 1);
+    assert.deepEqual(await suite.spy.calls(), []);
+    assert.equal((await liveRelease(suite.cluster, "legacy"))?.revision, 1);
 
     // The current checkpoint (the backend's history and backups keep the older ones as they were).
     const state = await currentCheckpoint(s);

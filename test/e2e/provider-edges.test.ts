@@ -9,28 +9,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { SpecError } from "../../core/index.js";
-import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
 import type { ClusterAddonArgs } from "../../provider/index.js";
 import { type AddonDecl, type AddonStack, addonStack, liveRelease } from "../support/addon.js";
 import { localChart } from "../support/charts.js";
-import { withLocalCluster } from "../support/cluster.js";
-import { createHelmSpy, type HelmSpy } from "../support/helm-spy.js";
+import { clusterSuite, withLocalCluster } from "../support/cluster.js";
 import { collectProgramRejections, type ProgramRejections } from "../support/pulumi.js";
 
 describe("ClusterAddon at the edges", { timeout: 1_200_000 }, () => {
-  let cluster: LocalCluster;
-  let spy: HelmSpy;
-  const stacks: AddonStack[] = [];
+  const suite = clusterSuite({ name: "edges", helmSpy: true });
   let rejections: ProgramRejections;
 
-  before(async () => {
+  before(() => {
     rejections = collectProgramRejections();
-    [cluster, spy] = await Promise.all([startLocalCluster({ name: "edges" }), createHelmSpy()]);
-    await cluster.ready;
   });
-  after(async () => {
-    await Promise.allSettled(stacks.map((s) => s.dispose()));
-    await Promise.allSettled([cluster?.stop(), spy?.remove()]);
+  after(() => {
     rejections.restore();
     // Only the input errors the failing programs threw on purpose may be left behind.
     for (const reason of rejections.reasons) {
@@ -39,13 +31,12 @@ describe("ClusterAddon at the edges", { timeout: 1_200_000 }, () => {
   });
 
   async function stackOf(decls: AddonDecl[]): Promise<AddonStack> {
-    const s = await addonStack(decls, spy);
-    stacks.push(s);
-    return s;
+    const s = await addonStack(decls, suite.spy);
+    return suite.keep(s);
   }
 
   function args(extra: Partial<ClusterAddonArgs>): ClusterAddonArgs {
-    return { kubeconfig: cluster.kubeconfig, chart: { path: localChart("schema") }, ...extra };
+    return { kubeconfig: suite.cluster.kubeconfig, chart: { path: localChart("schema") }, ...extra };
   }
 
   /** Runs `up`, expects it to fail, returns the engine's output. */
@@ -68,12 +59,18 @@ describe("ClusterAddon at the edges", { timeout: 1_200_000 }, () => {
 
   test("a CRD chart and a chart with a custom resource of that CRD both succeed when created in parallel", async () => {
     const s = await stackOf([
-      { name: "crds", args: { kubeconfig: cluster.kubeconfig, chart: { path: localChart("crds-only") } } },
-      { name: "widgets", args: { kubeconfig: cluster.kubeconfig, chart: { path: localChart("widget") } } },
+      {
+        name: "crds",
+        args: { kubeconfig: suite.cluster.kubeconfig, chart: { path: localChart("crds-only") } },
+      },
+      {
+        name: "widgets",
+        args: { kubeconfig: suite.cluster.kubeconfig, chart: { path: localChart("widget") } },
+      },
     ]);
     await s.up();
-    assert.equal((await liveRelease(cluster, "crds"))?.status, "deployed");
-    assert.equal((await liveRelease(cluster, "widgets"))?.status, "deployed");
+    assert.equal((await liveRelease(suite.cluster, "crds"))?.status, "deployed");
+    assert.equal((await liveRelease(suite.cluster, "widgets"))?.status, "deployed");
   });
 
   test("values that fail the chart's schema fail at the first attempt with helm's message naming the field", async () => {
@@ -82,7 +79,7 @@ describe("ClusterAddon at the edges", { timeout: 1_200_000 }, () => {
     assert.match(out, /values don't meet the specifications of the schema/);
     assert.match(out, /at '\/replicas': minimum: got 0, want 1/);
     assert.doesNotMatch(out, /attempt 2/);
-    assert.equal(await liveRelease(cluster, "bad-values"), undefined);
+    assert.equal(await liveRelease(suite.cluster, "bad-values"), undefined);
   });
 
   test("an object field the API server does not know fails at the first attempt naming the field, and nothing is left installed", async () => {
@@ -107,13 +104,13 @@ describe("ClusterAddon at the edges", { timeout: 1_200_000 }, () => {
         ].join("\n"),
       );
       const s = await stackOf([
-        { name: "typo", args: { kubeconfig: cluster.kubeconfig, chart: { path: chart } } },
+        { name: "typo", args: { kubeconfig: suite.cluster.kubeconfig, chart: { path: chart } } },
       ]);
       const out = await failingUp(s);
       assert.match(out, /\.dataa: field not declared in schema/);
       assert.doesNotMatch(out, /attempt 2/);
-      assert.equal(await liveRelease(cluster, "typo"), undefined);
-      const left = await cluster.request("GET", "/api/v1/namespaces/default/configmaps/typo-first");
+      assert.equal(await liveRelease(suite.cluster, "typo"), undefined);
+      const left = await suite.cluster.request("GET", "/api/v1/namespaces/default/configmaps/typo-first");
       assert.equal(left.status, 404, "the object applied before the failing one was removed too");
     } finally {
       await rm(chart, { recursive: true, force: true });
@@ -124,7 +121,7 @@ describe("ClusterAddon at the edges", { timeout: 1_200_000 }, () => {
     const s = await stackOf([{ name: "bad-strategy", args: args({ strategy: "Sometimes" as "ApplyOnce" }) }]);
     const out = await failingUp(s);
     assert.match(out, /strategy "Sometimes" is invalid: must be one of "ApplyOnce", "Reconcile"/);
-    assert.deepEqual(await spy.calls().then((c) => c.filter((l) => l.includes("bad-strategy"))), []);
+    assert.deepEqual(await suite.spy.calls().then((c) => c.filter((l) => l.includes("bad-strategy"))), []);
   });
 
   test("a release name of 60 characters fails before anything reaches the cluster", async () => {
@@ -132,7 +129,7 @@ describe("ClusterAddon at the edges", { timeout: 1_200_000 }, () => {
     const s = await stackOf([{ name: "long-name", args: args({ releaseName: name }) }]);
     const out = await failingUp(s);
     assert.match(out, /releaseName "a{60}" is invalid: .*at most 53 characters/);
-    assert.equal(await liveRelease(cluster, name.slice(0, 53)), undefined);
+    assert.equal(await liveRelease(suite.cluster, name.slice(0, 53)), undefined);
   });
 
   test("a malformed chart reference fails with a message naming the chart field", async () => {
@@ -147,29 +144,32 @@ describe("ClusterAddon at the edges", { timeout: 1_200_000 }, () => {
   });
 
   test("an unreadable kubeconfig fails with a clear message and no helm call", async () => {
-    await spy.reset();
+    await suite.spy.reset();
     const s = await stackOf([{ name: "bad-kc", args: args({ kubeconfig: "this: [is not: a kubeconfig" }) }]);
     const out = await failingUp(s);
     assert.match(out, /kubeconfig/);
-    assert.deepEqual(await spy.calls(), []);
+    assert.deepEqual(await suite.spy.calls(), []);
   });
 
   test("wrong credentials fail at once as rejected credentials, not after a retry loop", async () => {
     await withLocalCluster({ name: "stranger" }, async (other) => {
       // The other cluster's client certificate is not trusted by this cluster's CA.
       const keyOf = (kc: string, field: string) => kc.split("\n").find((l) => l.includes(field))!;
-      const wrong = cluster.kubeconfig
+      const wrong = suite.cluster.kubeconfig
         .replace(
-          keyOf(cluster.kubeconfig, "client-certificate-data"),
+          keyOf(suite.cluster.kubeconfig, "client-certificate-data"),
           keyOf(other.kubeconfig, "client-certificate-data"),
         )
-        .replace(keyOf(cluster.kubeconfig, "client-key-data"), keyOf(other.kubeconfig, "client-key-data"));
+        .replace(
+          keyOf(suite.cluster.kubeconfig, "client-key-data"),
+          keyOf(other.kubeconfig, "client-key-data"),
+        );
       const s = await stackOf([{ name: "bad-creds", args: args({ kubeconfig: wrong }) }]);
       const out = await failingUp(s);
       // An untrusted client certificate makes the request anonymous: /readyz may answer, the API refuses.
       assert.match(out, /rejected the kubeconfig's credentials|forbidden|Unauthorized/);
       assert.doesNotMatch(out, /attempt 2/);
-      assert.equal(await liveRelease(cluster, "bad-creds"), undefined);
+      assert.equal(await liveRelease(suite.cluster, "bad-creds"), undefined);
     });
   });
 });

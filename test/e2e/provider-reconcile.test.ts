@@ -6,38 +6,22 @@ import assert from "node:assert/strict";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { digestOf } from "../../core/handoff.js";
 import { generatePki } from "../../local-cluster/certs.js";
-import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
 import type { ClusterAddonArgs } from "../../provider/index.js";
 import { type AddonStack, addonStack, liveRelease } from "../support/addon.js";
 import { localChart, runHelm } from "../support/charts.js";
-import { withLocalCluster } from "../support/cluster.js";
+import { clusterSuite, withLocalCluster } from "../support/cluster.js";
 import { unkeyedDigestForms } from "../support/digests.js";
-import { createHelmSpy, type HelmSpy } from "../support/helm-spy.js";
 import { startHttpChartRepo } from "../support/repos.js";
 
 describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
-  let cluster: LocalCluster;
-  let spy: HelmSpy;
-  const stacks: AddonStack[] = [];
-
-  before(async () => {
-    [cluster, spy] = await Promise.all([
-      startLocalCluster({ name: "reconcile", workloads: true }),
-      createHelmSpy(),
-    ]);
-    await cluster.ready;
-  });
-  after(async () => {
-    await Promise.allSettled(stacks.map((s) => s.dispose()));
-    await Promise.allSettled([cluster?.stop(), spy?.remove()]);
-  });
+  const suite = clusterSuite({ name: "reconcile", workloads: true, helmSpy: true });
 
   function args(extra: Partial<ClusterAddonArgs>): ClusterAddonArgs {
     return {
-      kubeconfig: cluster.kubeconfig,
+      kubeconfig: suite.cluster.kubeconfig,
       chart: { path: localChart("workload") },
       strategy: "Reconcile",
       ...extra,
@@ -45,9 +29,8 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
   }
 
   async function stackOf(name: string, extra: Partial<ClusterAddonArgs>): Promise<AddonStack> {
-    const s = await addonStack([{ name, args: args(extra) }], spy);
-    stacks.push(s);
-    return s;
+    const s = await addonStack([{ name, args: args(extra) }], suite.spy);
+    return suite.keep(s);
   }
 
   test("upgrades the release when the values change", async () => {
@@ -56,7 +39,7 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
     s.current = [{ name: "rec-upgrade", args: args({ values: { message: "v2" } }) }];
     const up = await s.up();
     assert.equal(up.summary.resourceChanges?.update, 1);
-    const live = await liveRelease(cluster, "rec-upgrade");
+    const live = await liveRelease(suite.cluster, "rec-upgrade");
     assert.equal(live?.revision, 2);
     assert.deepEqual(live?.values, { message: "v2" });
   });
@@ -66,7 +49,7 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
     await s.up();
     const up = await s.up();
     assert.equal(up.summary.resourceChanges?.update ?? 0, 0);
-    assert.equal((await liveRelease(cluster, "rec-steady"))?.revision, 1);
+    assert.equal((await liveRelease(suite.cluster, "rec-steady"))?.revision, 1);
   });
 
   test('a Reconcile add-on with version "^0.1" (or "v0.1.0") plans no update on an unchanged up', async () => {
@@ -81,11 +64,11 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
           values: { message: "same" },
         });
         await s.up();
-        await spy.reset();
+        await suite.spy.reset();
         const up = await s.up();
         assert.equal(up.summary.resourceChanges?.update ?? 0, 0, `${version}: no update planned`);
-        assert.deepEqual(await spy.calls(), [], `${version}: no helm call`);
-        assert.equal((await liveRelease(cluster, name))?.revision, 1);
+        assert.deepEqual(await suite.spy.calls(), [], `${version}: no helm call`);
+        assert.equal((await liveRelease(suite.cluster, name))?.revision, 1);
       }
     } finally {
       await repo.close();
@@ -100,7 +83,7 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
       "rec-drift",
       localChart("workload"),
       "--kubeconfig",
-      cluster.kubeconfigPath,
+      suite.cluster.kubeconfigPath,
       "--set",
       "message=theirs",
       "--wait",
@@ -110,11 +93,11 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
       s.up(),
       /release default\/rec-drift is not this resource's: revision 2 was written by someone else on top of this resource's revision 1 \(a person's helm upgrade or rollback, or a GitOps controller that took the release over\)\. Reconcile writes only to releases it wrote/,
     );
-    assert.deepEqual((await liveRelease(cluster, "rec-drift"))?.values, { message: "theirs" });
+    assert.deepEqual((await liveRelease(suite.cluster, "rec-drift"))?.values, { message: "theirs" });
     s.current = [{ name: "rec-drift", args: args({ values: { message: "ours" }, adopt: true }) }];
     const up = await s.up();
     assert.equal(up.summary.resourceChanges?.update, 1);
-    const live = await liveRelease(cluster, "rec-drift");
+    const live = await liveRelease(suite.cluster, "rec-drift");
     assert.equal(live?.revision, 3);
     assert.deepEqual(live?.values, { message: "ours" });
   });
@@ -128,44 +111,44 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
       /release default\/rec-shared is not this resource's: revision 1 was written by another helm-handoff resource \(helm-handoff-test\.t[a-z0-9]+\.rec-shared, owner id [0-9a-f]{40}\)/,
     );
     await second.destroy();
-    const live = await liveRelease(cluster, "rec-shared");
+    const live = await liveRelease(suite.cluster, "rec-shared");
     assert.equal(live?.revision, 1);
     assert.deepEqual(live?.values, { message: "first" });
     await first.destroy();
-    assert.equal(await liveRelease(cluster, "rec-shared"), undefined);
+    assert.equal(await liveRelease(suite.cluster, "rec-shared"), undefined);
   });
 
   test("a release uninstalled out of band is dropped by refresh and installed again by the next up", async () => {
     const s = await stackOf("rec-lost", {});
     await s.up();
-    await runHelm(["uninstall", "rec-lost", "--kubeconfig", cluster.kubeconfigPath, "--wait"]);
+    await runHelm(["uninstall", "rec-lost", "--kubeconfig", suite.cluster.kubeconfigPath, "--wait"]);
     await s.refresh();
     const up = await s.up();
     assert.equal(up.summary.resourceChanges?.create, 1);
-    assert.equal((await liveRelease(cluster, "rec-lost"))?.status, "deployed");
+    assert.equal((await liveRelease(suite.cluster, "rec-lost"))?.status, "deployed");
   });
 
   test("destroy uninstalls the release", async () => {
     const s = await stackOf("rec-destroy", {});
     await s.up();
     await s.destroy();
-    assert.equal(await liveRelease(cluster, "rec-destroy"), undefined);
+    assert.equal(await liveRelease(suite.cluster, "rec-destroy"), undefined);
   });
 
   test("switching from Reconcile to ApplyOnce records the handoff without a helm call", async () => {
     const s = await stackOf("rec-switch", { values: { message: "v1" } });
     await s.up();
     s.current = [{ name: "rec-switch", args: args({ values: { message: "v2" }, strategy: "ApplyOnce" }) }];
-    await spy.reset();
+    await suite.spy.reset();
     const up = await s.up();
-    assert.deepEqual(await spy.calls(), []);
+    assert.deepEqual(await suite.spy.calls(), []);
     const handoff = up.outputs["rec-switchHandoff"]?.value as { strategy: string; revision: number };
     assert.equal(handoff.strategy, "ApplyOnce");
     assert.equal(handoff.revision, 1);
-    assert.deepEqual((await liveRelease(cluster, "rec-switch"))?.values, { message: "v1" });
+    assert.deepEqual((await liveRelease(suite.cluster, "rec-switch"))?.values, { message: "v1" });
     await s.destroy();
     assert.equal(
-      (await liveRelease(cluster, "rec-switch"))?.status,
+      (await liveRelease(suite.cluster, "rec-switch"))?.status,
       "deployed",
       "ApplyOnce keeps it on destroy",
     );
@@ -176,7 +159,7 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
     await s.up();
     s.current = [{ name: "rec-resume", args: args({ values: { message: "v2" } }) }];
     await s.up();
-    const live = await liveRelease(cluster, "rec-resume");
+    const live = await liveRelease(suite.cluster, "rec-resume");
     assert.equal(live?.revision, 2);
     assert.deepEqual(live?.values, { message: "v2" });
   });
@@ -190,20 +173,20 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
       const up = await s.up();
       assert.equal(up.summary.resourceChanges?.replace, 1);
       assert.equal((await liveRelease(next, "rec-moved"))?.status, "deployed");
-      assert.equal(await liveRelease(cluster, "rec-moved"), undefined);
+      assert.equal(await liveRelease(suite.cluster, "rec-moved"), undefined);
     });
   });
 
   test("the same cluster under another server address is a replace that leaves the release deployed, with no upgrade, rollback or uninstall", async () => {
     const s = await stackOf("rec-same", {});
     await s.up();
-    const byName = cluster.kubeconfig.replace(
-      cluster.server,
-      cluster.server.replace("127.0.0.1", "localhost"),
+    const byName = suite.cluster.kubeconfig.replace(
+      suite.cluster.server,
+      suite.cluster.server.replace("127.0.0.1", "localhost"),
     );
-    assert.notEqual(byName, cluster.kubeconfig);
+    assert.notEqual(byName, suite.cluster.kubeconfig);
     s.current = [{ name: "rec-same", args: { ...args({}), kubeconfig: byName } }];
-    await spy.reset();
+    await suite.spy.reset();
     const up = await s.up();
     assert.equal(up.summary.resourceChanges?.replace, 1);
     assert.match(
@@ -211,10 +194,10 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
       /Reconcile delete: leaving release default\/rec-same as it is: revision 1 was written by a newer instance of this resource \(its replacement, instance [0-9a-f]{16}\)/,
     );
     assert.deepEqual(
-      (await spy.calls()).filter((c) => /^(upgrade|uninstall|rollback) /.test(c)),
+      (await suite.spy.calls()).filter((c) => /^(upgrade|uninstall|rollback) /.test(c)),
       [],
     );
-    const live = await liveRelease(cluster, "rec-same");
+    const live = await liveRelease(suite.cluster, "rec-same");
     assert.equal(live?.status, "deployed");
     assert.equal(live?.revision, 1);
   });
@@ -244,7 +227,7 @@ describe("ClusterAddon with strategy Reconcile", { timeout: 1_200_000 }, () => {
       const up = await s.up();
       assert.equal(up.summary.resourceChanges?.update, 1);
       assert.equal((await s.preview()).changeSummary.update ?? 0, 0, "the new password is recorded");
-      assert.equal((await liveRelease(cluster, "rec-password"))?.status, "deployed");
+      assert.equal((await liveRelease(suite.cluster, "rec-password"))?.status, "deployed");
 
       const state = await s.stateText();
       const spec = { chart: stored, createNamespace: false, install: {}, retry: {} };

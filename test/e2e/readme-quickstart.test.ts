@@ -8,16 +8,15 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
+import { before, test } from "node:test";
 import { liveRelease } from "../support/addon.js";
 import { repoRoot } from "../support/charts.js";
+import { clusterSuite } from "../support/cluster.js";
 import { codeBlockAfter } from "../support/markdown.js";
 import {
   createProject,
   installedVersion,
   jsonFile,
-  type Project,
   PULUMI_NEW_TYPESCRIPT_TSCONFIG,
   pulumiCli,
   pulumiProjectYaml,
@@ -29,27 +28,20 @@ export function quickStartBlock(readme: string): string {
   return codeBlockAfter(readme, "## Quick start (Pulumi)", "ts");
 }
 
-let cluster: LocalCluster;
+const suite = clusterSuite({ name: "quickstart", workloads: true });
 let repo: HttpChartRepo;
-let project: Project | undefined;
 
 before(async () => {
-  [cluster, repo] = await Promise.all([
-    startLocalCluster({ name: "quickstart", workloads: true }),
-    startHttpChartRepo({ charts: [join(repoRoot(), "examples", "bootstrap", "charts", "cni")] }),
-  ]);
-  await cluster.ready;
-});
-after(async () => {
-  await project?.remove();
-  await Promise.allSettled([cluster?.stop(), repo?.close()]);
+  repo = suite.keep(
+    await startHttpChartRepo({ charts: [join(repoRoot(), "examples", "bootstrap", "charts", "cni")] }),
+  );
 });
 
 test("the README's Pulumi quick start runs as written with pulumi up", { timeout: 900_000 }, async () => {
   const block = quickStartBlock(readFileSync(join(repoRoot(), "README.md"), "utf8"));
   const program = block.replace("https://charts.example.org", repo.url);
   assert.notEqual(program, block, "the quick start names the chart repository https://charts.example.org");
-  project = await createProject({
+  const project = await createProject({
     name: "quickstart",
     packageJson: { main: "index.ts" },
     dependencies: { "@pulumi/pulumi": installedVersion("@pulumi/pulumi") },
@@ -63,11 +55,12 @@ test("the README's Pulumi quick start runs as written with pulumi up", { timeout
       "index.ts": program,
     },
   });
+  suite.keep(project);
   const cli = await pulumiCli(project.dir);
   try {
-    await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: cluster.kubeconfigPath });
+    await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: suite.cluster.kubeconfigPath });
     await cli.run(["up", "--yes", "--skip-preview"]);
-    const release = await liveRelease(cluster, "cni", "kube-system");
+    const release = await liveRelease(suite.cluster, "cni", "kube-system");
     assert.equal(release?.status, "deployed");
     assert.equal(release?.revision, 1);
     assert.deepEqual(release?.values, { ipam: { mode: "kubernetes" } });

@@ -1,5 +1,5 @@
 /**
- * Helpers of the fault-injection suites (test/faults-*.test.ts): a private temp dir per suite, so
+ * Helpers of the fault-injection suites (test/e2e/faults-*.test.ts): a private temp dir per suite, so
  * that the helm-handoff temp dirs and the processes of one suite can be told apart from those of
  * suites running at the same time; stacks of ClusterAddons whose engine, dynamic provider and helm
  * all run with that temp dir; and small polling and process utilities.

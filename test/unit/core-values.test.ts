@@ -11,29 +11,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { canonicalJson } from "../../core/canonical-json.js";
-import { SpecError } from "../../core/errors.js";
 import { validateSpec } from "../../core/spec.js";
 import { mergeValues, readValueFiles } from "../../core/values.js";
+import { baseSpec as base, throwsSpecError } from "../support/spec.js";
 
-const base = {
-  chart: { repo: "https://charts.example.org", name: "cni", version: "1.2.3" },
-  releaseName: "cni",
-};
 const dir = mkdtempSync(join(tmpdir(), "hh-values-test-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const PROTO =
   'a values key named "__proto__" cannot be passed on intact (JavaScript drops it); rename the key in the values and in the chart';
-
-/** Asserts that `fn` throws a SpecError with exactly `field` and `message`. */
-function throwsSpec(fn: () => unknown, field: string, message: string): void {
-  assert.throws(fn, (e: unknown) => {
-    assert.ok(e instanceof SpecError, `expected a SpecError, got ${String(e)}`);
-    assert.equal(e.message, message);
-    assert.equal(e.field, field);
-    return true;
-  });
-}
 
 function file(name: string, content: string | Buffer): string {
   const f = join(dir, name);
@@ -44,8 +30,8 @@ function file(name: string, content: string | Buffer): string {
 test("a values file that is not UTF-8 is rejected at validation naming the file", () => {
   const f = file("latin1.yaml", Buffer.from("greeting: gr\xfc\xdf dich\n", "latin1"));
   const message = `valueFiles[0] ${JSON.stringify(f)} is not UTF-8 text: save it as UTF-8 (helm reads values files as UTF-8; other encodings would change the values)`;
-  throwsSpec(() => validateSpec({ ...base, valueFiles: [f] }), "valueFiles[0]", message);
-  throwsSpec(() => readValueFiles([f]), "valueFiles[0]", message);
+  throwsSpecError(() => validateSpec({ ...base, valueFiles: [f] }), "valueFiles[0]", message);
+  throwsSpecError(() => readValueFiles([f]), "valueFiles[0]", message);
 });
 
 test("a values file in UTF-8 is read as is, a byte order mark included", () => {
@@ -58,7 +44,7 @@ test("a values file in UTF-8 is read as is, a byte order mark included", () => {
 
 test("a values file that is not YAML is rejected naming the error's kind and position, not its text", () => {
   const f = file("dup.yaml", "password: file-secret-1\npassword: file-secret-2\n");
-  throwsSpec(
+  throwsSpecError(
     () => validateSpec({ ...base, valueFiles: [f] }),
     "valueFiles[0]",
     `valueFiles[0] ${JSON.stringify(f)} is not valid YAML: duplicate key at line 2, column 1`,
@@ -66,13 +52,13 @@ test("a values file that is not YAML is rejected naming the error's kind and pos
 });
 
 test("a values key named __proto__ is rejected at validation, in values and in a values file", () => {
-  throwsSpec(
+  throwsSpecError(
     () => validateSpec({ ...base, values: JSON.parse('{"a": {"__proto__": {"b": 1}}}') as unknown }),
     "values",
     `values.a.__proto__ is invalid: ${PROTO}`,
   );
   const f = file("proto.yaml", "list:\n  - __proto__:\n      polluted: true\n");
-  throwsSpec(
+  throwsSpecError(
     () => validateSpec({ ...base, valueFiles: [f] }),
     "valueFiles[0]",
     `valueFiles[0] ${JSON.stringify(f)}.list[0].__proto__ is invalid: ${PROTO}`,
