@@ -13,7 +13,7 @@
  */
 
 export type { ChartSource, HandoffRecord, Strategy } from "../core/index.js";
-export { ClusterAddon, type ClusterAddonArgs } from "./component.js";
+export { ClusterAddon, type ClusterAddonArgs } from "./cluster-addon.js";
 export {
   type InterruptedUpdateRecovery,
   type RecoverInterruptedUpdateOptions,

@@ -1,9 +1,11 @@
 /**
- * The release resource behind `ClusterAddon`, one class for both hosts, and its type tokens. In a
- * Node.js program it is a dynamic resource, routed by the engine to Pulumi's dynamic provider
- * host; in a YAML, Go, Python or C# program a custom resource of the `helm-handoff` package,
- * served by the package's provider (`plugin/provider.ts`). Both run the same create/read/update/
- * delete code (`crud.ts`) on the same inputs and outputs (`state.ts`).
+ * The release resource a `ClusterAddon` is, for both hosts: its type tokens, the properties it
+ * registers and, for a Node.js program, the provider source the engine runs it with. In a Node.js
+ * program it is a dynamic resource (`cluster-addon.ts`), routed by the engine to Pulumi's dynamic
+ * provider host; in a YAML, Go, Python or C# program the custom resource
+ * `helm-handoff:index:ClusterAddon` of the `helm-handoff` package, served by the package's
+ * provider (`plugin/provider.ts`). Both run the same create/read/update/delete code (`crud.ts`)
+ * on the same stored inputs and outputs (`state.ts`).
  *
  * A dynamic resource stores its provider as JavaScript source in the state (`__provider`), which
  * the engine's `pulumi-nodejs` provider process loads with require-from-string. Pulumi's
@@ -18,26 +20,43 @@
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { CustomResource } from "@pulumi/pulumi/resource.js";
-import type { ReleaseInputs, ReleaseOutputs } from "./state.js";
+import type { ReleaseInputs } from "./state.js";
 
 /**
- * Type token of the release resource in a Node.js program: a dynamic resource (the token
- * `pulumi.dynamic.Resource` would make), which the engine routes to `pulumi-nodejs`.
+ * Type token of `ClusterAddon` in a Node.js program: a dynamic resource (a token of the form
+ * `pulumi.dynamic.Resource` makes), which the engine routes to `pulumi-nodejs`.
  */
-export const DYNAMIC_RELEASE_TYPE = "pulumi-nodejs:dynamic/helm-handoff:ClusterAddonRelease";
+export const DYNAMIC_RELEASE_TYPE = "pulumi-nodejs:dynamic/helm-handoff:ClusterAddon";
 
-/** Type token of the release resource served by the package's provider (YAML, Go, Python, C#). */
-export const PACKAGE_RELEASE_TYPE = "helm-handoff:index:AddonRelease";
+/**
+ * Type token of the release child a Node.js `ClusterAddon` had when it was a component: state
+ * of that shape moves to the add-on by an alias (`cluster-addon.ts`).
+ */
+export const LEGACY_DYNAMIC_RELEASE_TYPE = "pulumi-nodejs:dynamic/helm-handoff:ClusterAddonRelease";
 
-/** Every type token a release resource has, whichever provider serves it. */
-export const RELEASE_TYPES: readonly string[] = [DYNAMIC_RELEASE_TYPE, PACKAGE_RELEASE_TYPE];
+/**
+ * Type token of `ClusterAddon` served by the package's provider (YAML, Go, Python, C#): one custom
+ * resource per add-on, whose check makes the stored inputs from the arguments.
+ */
+export const PACKAGE_ADDON_TYPE = "helm-handoff:index:ClusterAddon";
 
-/** Which provider serves a release: Pulumi's dynamic provider host, or the package's provider. */
-export type ReleaseHost = "dynamic" | "package";
+/**
+ * Type token of the release child a package `ClusterAddon` had when it was a component. The
+ * package's provider still serves it, so that the engine can delete such a child (ApplyOnce: no
+ * helm call; Reconcile: only while the release is still that instance's) once its add-on is the
+ * single resource.
+ */
+export const LEGACY_PACKAGE_RELEASE_TYPE = "helm-handoff:index:AddonRelease";
+
+/** Every type token a release resource has or had, whichever provider serves it. */
+export const RELEASE_TYPES: readonly string[] = [
+  DYNAMIC_RELEASE_TYPE,
+  PACKAGE_ADDON_TYPE,
+  LEGACY_PACKAGE_RELEASE_TYPE,
+];
 
 /** The provider module stored in `__provider`: `handler()` returns the provider object. */
-const PROVIDER_SOURCE = `"use strict";
+export const PROVIDER_SOURCE = `"use strict";
 let loaded;
 const impl = () => {
   if (loaded === undefined) {
@@ -57,16 +76,8 @@ exports.handler = () => ({
 });
 `;
 
-/** Inputs of {@link AddonRelease}, each possibly an Output. */
+/** The stored inputs of a release resource (`ReleaseInputs`), each possibly an Output. */
 export type AddonReleaseArgs = { readonly [K in keyof ReleaseInputs]: pulumi.Input<ReleaseInputs[K]> };
-
-/** The outputs of a release resource that `ClusterAddon` passes on, whichever provider serves it. */
-export interface ReleaseResource {
-  readonly status: pulumi.Output<ReleaseOutputs["status"]>;
-  readonly handoff: pulumi.Output<ReleaseOutputs["handoff"]>;
-  readonly clusterId: pulumi.Output<string>;
-  readonly digestKey: pulumi.Output<string>;
-}
 
 /** The properties a release resource registers: its inputs, and its outputs (filled in by the provider). */
 export function releaseProps(args: AddonReleaseArgs): pulumi.Inputs {
@@ -83,7 +94,7 @@ export function releaseProps(args: AddonReleaseArgs): pulumi.Inputs {
 
 /**
  * Turns off the Pulumi SDK's debug stack traces for a registration of ours (a release, the
- * component's outputs) until the returned function restores them: the SDK
+ * registration of an add-on) until the returned function restores them: the SDK
  * captures `new Error().stack` for each of the four promises of every property it registers (for
  * its leaked-promise report), and with source maps installed each capture costs about 0.3 ms, a
  * quarter of a second for ten add-ons before the first release reaches the engine. Those traces
@@ -97,36 +108,4 @@ export function quietPromiseStacks(): () => void {
   return () => {
     Error.stackTraceLimit = limit;
   };
-}
-
-/** One Helm release on one cluster, served by the dynamic provider or the package's provider. */
-export class AddonRelease extends CustomResource implements ReleaseResource {
-  declare public readonly status: pulumi.Output<ReleaseOutputs["status"]>;
-  declare public readonly handoff: pulumi.Output<ReleaseOutputs["handoff"]>;
-  declare public readonly clusterId: pulumi.Output<string>;
-  declare public readonly digestKey: pulumi.Output<string>;
-
-  /**
-   * @param name - resource name
-   * @param args - the release inputs
-   * @param opts - resource options (the component sets ignoreChanges/retainOnDelete)
-   * @param host - which provider serves it
-   */
-  public constructor(
-    name: string,
-    args: AddonReleaseArgs,
-    opts?: pulumi.CustomResourceOptions,
-    host: ReleaseHost = "dynamic",
-  ) {
-    const restore = quietPromiseStacks();
-    try {
-      if (host === "dynamic") {
-        super(DYNAMIC_RELEASE_TYPE, name, { ...releaseProps(args), __provider: PROVIDER_SOURCE }, opts);
-      } else {
-        super(PACKAGE_RELEASE_TYPE, name, releaseProps(args), opts);
-      }
-    } finally {
-      restore();
-    }
-  }
 }

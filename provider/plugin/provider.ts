@@ -1,30 +1,27 @@
 /**
  * The provider of the `helm-handoff` Pulumi package, which lets a Python, Go, C# or YAML program
- * use `ClusterAddon` (see docs/languages.md). It serves two things:
- * - `construct` of the component `helm-handoff:index:ClusterAddon`: the same `ClusterAddon` a
- *   Node.js program makes, with its release as the package's custom resource (`release.ts`);
- * - check/diff/create/read/update/delete of that release (`helm-handoff:index:AddonRelease`),
- *   which call the dynamic provider's functions (`provider/crud.ts`): one implementation of the
- *   lifecycle, two hosts. The ApplyOnce guarantees hold the same way: the engine options the
- *   component puts on the release (`ignoreChanges`, `retainOnDelete`), then the strategy table
- *   checked by every helm runner.
+ * use `ClusterAddon` (see docs/languages.md): one custom resource per add-on,
+ * `helm-handoff:index:ClusterAddon`. Its `check` makes the stored release inputs from the
+ * program's arguments by the rules a Node.js program applies (`../addon-inputs.ts`); diff,
+ * create, read, update and delete call the dynamic provider's functions (`../crud.ts`): one
+ * implementation of the lifecycle, two hosts. The provider enforces ApplyOnce itself (the engine
+ * options a Node.js add-on also carries cannot be set from here): after the install, diff reports
+ * no change, update records the inputs without a helm call and delete makes none, by the strategy
+ * table every helm runner checks. It also serves the release child a package add-on had when it
+ * was a component (`helm-handoff:index:AddonRelease`), for the engine to delete it.
  *
- * Only what a call needs is loaded: the CRUD code on the first CRUD call, the component (and the
- * whole Pulumi SDK runtime it uses) on the first `construct`.
+ * Only the CRUD code loads, on the first call: never the Pulumi SDK's resource runtime.
  *
  * @module
  */
 import { readFileSync } from "node:fs";
-import type * as pulumi from "@pulumi/pulumi";
 import type * as provider from "@pulumi/pulumi/provider/index.js";
 import { SpecError } from "../../core/errors.js";
-import { PACKAGE_RELEASE_TYPE } from "../release.js";
+import { type ResolvedAddonArgs, releaseInputsOf, validateKnownArgs } from "../addon-inputs.js";
+import { LEGACY_PACKAGE_RELEASE_TYPE, PACKAGE_ADDON_TYPE } from "../release.js";
 import type { ReleaseInputs, ReleaseOutputs } from "../state.js";
-import { PLAIN_INPUTS, packageSchema } from "./schema.js";
-import { unwrapSecrets, wrapSecrets } from "./secrets.js";
-
-/** Type token of the component. */
-export const COMPONENT_TYPE = "helm-handoff:index:ClusterAddon";
+import { packageSchema } from "./schema.js";
+import { containsUnknown, UNKNOWN, unwrapSecrets, wrapSecrets } from "./secrets.js";
 
 type Props = Record<string, unknown>;
 type Crud = typeof import("../crud.js");
@@ -50,9 +47,17 @@ function typeOf(urn: string): string {
   return qualified.slice(qualified.lastIndexOf("$") + 1);
 }
 
-function assertRelease(urn: string): void {
+/** The resource name in a URN (its last part). */
+function nameOf(urn: string): string {
+  return urn.slice(urn.lastIndexOf("::") + 2);
+}
+
+/** Whether the URN is an add-on's (the package resource), else a legacy release child's; refuses any other type. */
+function isAddon(urn: string): boolean {
   const type = typeOf(urn);
-  if (type !== PACKAGE_RELEASE_TYPE) throw new Error(`helm-handoff: unknown resource type ${type}`);
+  if (type === PACKAGE_ADDON_TYPE) return true;
+  if (type === LEGACY_PACKAGE_RELEASE_TYPE) return false;
+  throw new Error(`helm-handoff: unknown resource type ${type}`);
 }
 
 /**
@@ -68,13 +73,45 @@ function outputsOf(props: unknown): ReleaseOutputs & Props {
   return unwrapSecrets(props ?? {}) as ReleaseOutputs & Props;
 }
 
+/** Stored outputs as sent to the engine: secrets marked, and an add-on's public `valuesDigestKey`. */
+function sent(urn: string, outs: Props): Props {
+  return wrapSecrets(isAddon(urn) ? { ...outs, valuesDigestKey: outs.digestKey } : outs);
+}
+
+/**
+ * An add-on's check: the stored inputs made from the program's arguments. While some argument is
+ * not known (a preview), only the known ones are validated and what depends on the others stays
+ * unknown; the full check runs when the engine checks again with every value known.
+ */
+async function checkAddon(urn: string, olds: unknown, news: unknown): Promise<provider.CheckResult> {
+  const args = unwrapSecrets(news ?? {}) as ResolvedAddonArgs & Props;
+  const name = nameOf(urn);
+  const partial = containsUnknown(args);
+  let inputs: ReleaseInputs;
+  try {
+    if (partial) validateKnownArgs(name, args, (v) => v !== undefined && !containsUnknown(v));
+    // The URN is the add-on's logical URN (`…::helm-handoff:index:ClusterAddon::NAME`): its owner mark.
+    inputs = releaseInputsOf(name, args, urn, { isUnknown: containsUnknown, unknown: UNKNOWN });
+  } catch (err) {
+    if (err instanceof SpecError) {
+      return { failures: [{ property: err.field.split(".")[0] ?? err.field, reason: err.message }] };
+    }
+    throw err;
+  }
+  if (!partial) {
+    const result = await (await crud()).check(inputsOf(olds), inputs as ReleaseInputs & Props);
+    if (result.failures !== undefined && result.failures.length > 0) return { failures: result.failures };
+  }
+  return { inputs: wrapSecrets(inputs as unknown as Props) };
+}
+
 /** The provider object served by `@pulumi/pulumi/provider`'s `main`. */
 export function helmHandoffProvider(version: string = packageVersion()): provider.Provider {
   return {
     version,
     getSchema: async () => JSON.stringify(packageSchema(version)),
     async check(urn, olds, news) {
-      assertRelease(urn);
+      if (isAddon(urn)) return checkAddon(urn, olds, news);
       const result = await (await crud()).check(inputsOf(olds), inputsOf(news));
       // The inputs go back as they came, secrets still marked.
       return result.failures !== undefined && result.failures.length > 0
@@ -82,80 +119,28 @@ export function helmHandoffProvider(version: string = packageVersion()): provide
         : { inputs: news };
     },
     async diff(id, urn, olds, news) {
-      assertRelease(urn);
+      isAddon(urn);
       return (await crud()).diff(id, outputsOf(olds), inputsOf(news));
     },
     async create(urn, inputs) {
-      assertRelease(urn);
       const result = await (await crud()).create(inputsOf(inputs));
-      return { id: result.id, outs: wrapSecrets(result.outs as Props) };
+      return { id: result.id, outs: sent(urn, result.outs as Props) };
     },
     async read(id, urn, props) {
-      assertRelease(urn);
       const result = await (await crud()).read(id, props === undefined ? undefined : outputsOf(props));
       return result.id === undefined
         ? {}
-        : { id: result.id, props: wrapSecrets((result.props ?? {}) as Props) };
+        : { id: result.id, props: sent(urn, (result.props ?? {}) as Props) };
     },
     async update(id, urn, olds, news) {
-      assertRelease(urn);
       const result = await (await crud()).update(id, outputsOf(olds), inputsOf(news));
-      return { outs: wrapSecrets((result.outs ?? {}) as Props) };
+      return { outs: sent(urn, (result.outs ?? {}) as Props) };
     },
     async delete(id, urn, props) {
-      assertRelease(urn);
+      isAddon(urn);
       await (await crud()).remove(id, outputsOf(props));
     },
-    async construct(name, type, inputs, options) {
-      if (type !== COMPONENT_TYPE) throw new Error(`helm-handoff: unknown component type ${type}`);
-      // The SDK's modules, not its index (which also loads closure serialization, ~0.3 s).
-      const [{ PackagedClusterAddon }, { Output }, { InputPropertiesError }] = await Promise.all([
-        import("./component.js"),
-        import("@pulumi/pulumi/output.js"),
-        import("@pulumi/pulumi/errors.js"),
-      ]);
-      let addon: InstanceType<typeof PackagedClusterAddon>;
-      try {
-        addon = new PackagedClusterAddon(name, clusterAddonArgs(inputs, Output.isInstance), options);
-      } catch (err) {
-        if (err instanceof SpecError) {
-          throw new InputPropertiesError({
-            message: err.message,
-            errors: [{ propertyPath: err.field, reason: err.message }],
-          });
-        }
-        throw err;
-      }
-      return {
-        urn: addon.urn,
-        state: {
-          status: addon.status,
-          clusterId: addon.clusterId,
-          handoff: addon.handoff,
-          valuesDigestKey: addon.valuesDigestKey,
-        },
-      };
-    },
   };
-}
-
-/**
- * The component's inputs as `ClusterAddonArgs`.
- * @throws SpecError naming an input that must be plain but is the output of another resource
- */
-function clusterAddonArgs(
-  inputs: pulumi.Inputs,
-  isOutput: (v: unknown) => boolean,
-): import("../component.js").ClusterAddonArgs {
-  for (const key of PLAIN_INPUTS) {
-    if (isOutput(inputs[key])) {
-      throw new SpecError(
-        key,
-        `${key} must be a plain value known when the program runs (a literal or config), not an output of another resource`,
-      );
-    }
-  }
-  return inputs as unknown as import("../component.js").ClusterAddonArgs;
 }
 
 /**

@@ -2,8 +2,8 @@
  * The Pulumi package schema of `helm-handoff`: what a Python, Go, C# or YAML program sees of
  * `ClusterAddon` (`helm-handoff:index:ClusterAddon`, written `helm-handoff:ClusterAddon` in YAML).
  * The inputs are `ClusterAddonArgs` of the Node.js front end, with the same names, defaults and
- * documentation; the release resource behind the component is an implementation detail and is
- * not in the schema. Kept by hand: a test compares it with what the provider accepts.
+ * documentation. It is a custom resource: the package's provider stores each add-on as one release
+ * resource (`plugin/provider.ts`). Kept by hand: a test compares it with what the provider accepts.
  *
  * @module
  */
@@ -83,7 +83,7 @@ const inputProperties = {
 /** The names of `ClusterAddon`'s inputs, in schema order. */
 export const CLUSTER_ADDON_INPUTS = Object.keys(inputProperties);
 
-/** The inputs the component needs as plain values when the program runs (`plain: true` above). */
+/** The inputs the SDKs take as plain values (`plain: true` above), as `ClusterAddonArgs` types them. */
 export const PLAIN_INPUTS: readonly string[] = Object.entries(inputProperties)
   .filter(([, p]) => "plain" in p && p.plain)
   .map(([name]) => name);
@@ -96,7 +96,7 @@ export function packageSchema(version: string): Record<string, unknown> {
     version,
     description:
       "Bootstrap the Helm add-ons a new Kubernetes cluster needs, then hand them off to the cluster's GitOps.",
-    keywords: ["kubernetes", "helm", "gitops", "category/utility", "kind/component"],
+    keywords: ["kubernetes", "helm", "gitops", "category/utility"],
     license: "Apache-2.0",
     language: {
       nodejs: { respectSchemaVersion: true },
@@ -321,7 +321,6 @@ export function packageSchema(version: string): Record<string, unknown> {
     },
     resources: {
       "helm-handoff:index:ClusterAddon": {
-        isComponent: true,
         description:
           "A Helm add-on bootstrapped into a cluster, then handed off to the cluster's GitOps (ApplyOnce) or kept in line (Reconcile).",
         inputProperties,

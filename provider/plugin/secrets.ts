@@ -1,5 +1,5 @@
 /**
- * Secrets on the wire between the engine and the package's provider. The provider says it accepts
+ * Secrets and unknowns on the wire between the engine and the package's provider. The provider says it accepts
  * secrets, so the engine sends a secret input as an object `{ [SIG]: SECRET_SIG, value }` instead
  * of the value. `unwrapSecrets` turns such inputs into the plain values the shared CRUD code
  * (`provider/crud.ts`) works on; `wrapSecrets` marks the secret keys of what it returns, so
@@ -17,6 +17,17 @@ const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 
 function isSecretValue(v: unknown): v is { readonly value: unknown } {
   return typeof v === "object" && v !== null && (v as Record<string, unknown>)[SIG] === SECRET_SIG;
+}
+
+/** The value the engine sends for one it does not know yet (in a preview). */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** Whether `value` is, or holds somewhere, a value the engine does not know yet. */
+export function containsUnknown(value: unknown): boolean {
+  if (value === UNKNOWN) return true;
+  if (Array.isArray(value)) return value.some(containsUnknown);
+  if (typeof value === "object" && value !== null) return Object.values(value).some(containsUnknown);
+  return false;
 }
 
 /** `value` with every wire secret replaced by its value, deeply. */

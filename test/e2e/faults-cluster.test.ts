@@ -253,7 +253,7 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
       pending_operations?: unknown[];
     };
     assert.equal(
-      (exported.resources ?? []).filter((r) => r.type.endsWith(":ClusterAddonRelease")).length,
+      (exported.resources ?? []).filter((r) => r.type.endsWith("helm-handoff:ClusterAddon")).length,
       1,
       "one release in the state",
     );

@@ -29,11 +29,11 @@ describe("ClusterAddon retries what heals and fails fast on what does not", { ti
     return suite.keep(await faultStack(decls, suite.spy, sandbox));
   }
 
-  /** The ClusterAddonRelease resources recorded in the stack's state. */
+  /** The ClusterAddon resources recorded in the stack's state. */
   async function recordedReleases(s: AddonStack): Promise<unknown[]> {
     const exported = await s.stack.exportStack();
     const resources = (exported.deployment as { resources?: Array<{ type: string }> }).resources ?? [];
-    return resources.filter((r) => r.type.includes("ClusterAddonRelease"));
+    return resources.filter((r) => r.type.endsWith("helm-handoff:ClusterAddon"));
   }
 
   test("a chart repository that answers 503 to its first requests is retried and the install succeeds", async () => {

@@ -90,7 +90,7 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
     const deployment = (await s.stack.exportStack()).deployment as {
       resources: Array<{ urn: string; type: string }>;
     };
-    const release = deployment.resources.find((r) => r.type.endsWith(":ClusterAddonRelease"));
+    const release = deployment.resources.find((r) => r.type.endsWith("helm-handoff:ClusterAddon"));
     assert.ok(release);
     await suite.spy.reset();
     const up = await s.stack.up({ replace: [release.urn], color: "never", onOutput: () => {} });
@@ -226,12 +226,12 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
     assert.ok(argv.length > 0, "helm ran at least once");
   });
 
-  /** The stored outputs of the stack's one ClusterAddonRelease, as exported (secrets encrypted). */
+  /** The stored outputs of the stack's one ClusterAddon, as exported (secrets encrypted). */
   async function storedRelease(s: AddonStack): Promise<Record<string, unknown>> {
     const exported = await s.stack.exportStack();
     const resources = (exported.deployment as { resources?: Array<{ type: string; outputs?: object }> })
       .resources;
-    const release = (resources ?? []).find((r) => r.type.endsWith(":ClusterAddonRelease"));
+    const release = (resources ?? []).find((r) => r.type.endsWith("helm-handoff:ClusterAddon"));
     assert.ok(release?.outputs, "one release in the state");
     return release.outputs as Record<string, unknown>;
   }
@@ -304,7 +304,7 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
     const deployment = exported.deployment as {
       resources: Array<{ type: string; inputs: Record<string, unknown>; outputs: Record<string, unknown> }>;
     };
-    const release = deployment.resources.find((r) => r.type.endsWith(":ClusterAddonRelease"));
+    const release = deployment.resources.find((r) => r.type.endsWith("helm-handoff:ClusterAddon"));
     assert.ok(release);
     const stored = {
       chart: { path: localChart("workload") },
@@ -340,7 +340,7 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
 
     // The current checkpoint (the backend's history and backups keep the older ones as they were).
     const state = await currentCheckpoint(s);
-    assert.match(state, /ClusterAddonRelease/);
+    assert.match(state, /helm-handoff:ClusterAddon/);
     for (const form of unkeyedForms("legacy", values)) {
       assert.ok(!state.includes(form), `an unkeyed digest (${form}) of the values is still in the state`);
     }

@@ -11,7 +11,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { recoverInterruptedUpdate } from "../../provider/index.js";
-import { DYNAMIC_RELEASE_TYPE, PACKAGE_RELEASE_TYPE } from "../../provider/release.js";
+import { DYNAMIC_RELEASE_TYPE, PACKAGE_ADDON_TYPE } from "../../provider/release.js";
 import { type TestStack, testStack } from "../support/pulumi.js";
 
 const PROJECT = "helm-handoff-test";
@@ -156,19 +156,19 @@ describe("recoverInterruptedUpdate", { timeout: 300_000 }, () => {
 
   const RELEASE_TYPE = DYNAMIC_RELEASE_TYPE;
   const releaseUrn = (s: TestStack, name: string, type = RELEASE_TYPE) =>
-    `urn:pulumi:${s.stack.name}::${PROJECT}::helm-handoff:index:ClusterAddon$${type}::${name}`;
+    `urn:pulumi:${s.stack.name}::${PROJECT}::${type}::${name}`;
 
   test("interrupted creates that are all helm-handoff releases, of a Node.js program or a package one, are dropped, and the next up has no pending operation", async () => {
     const s = await freshStack();
-    // "gitops" as a YAML, Go or Python program registers it: the package provider's release type.
+    // "gitops" as a YAML, Go or Python program registers it: the package provider's add-on type.
     await addPendingCreates(s, [
       { urn: releaseUrn(s, "cni"), type: RELEASE_TYPE },
-      { urn: releaseUrn(s, "gitops", PACKAGE_RELEASE_TYPE), type: PACKAGE_RELEASE_TYPE },
+      { urn: releaseUrn(s, "gitops", PACKAGE_ADDON_TYPE), type: PACKAGE_ADDON_TYPE },
     ]);
     assert.equal((await pendingUrns(s)).length, 2);
     const lines: string[] = [];
     const result = await recoverInterruptedUpdate(s.stack, { onMessage: (l) => lines.push(l) });
-    const gitops = releaseUrn(s, "gitops", PACKAGE_RELEASE_TYPE);
+    const gitops = releaseUrn(s, "gitops", PACKAGE_ADDON_TYPE);
     assert.deepEqual(result.droppedPendingCreates, [releaseUrn(s, "cni"), gitops]);
     assert.deepEqual(result.otherPendingOperations, []);
     assert.deepEqual(lines, [

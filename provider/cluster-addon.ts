@@ -1,0 +1,211 @@
+/**
+ * `ClusterAddon`: installs a Helm chart once into a cluster from a Pulumi program, then either
+ * steps aside (ApplyOnce) or keeps it in line (Reconcile). Each add-on is one resource: the release
+ * resource itself (`release.ts`, a dynamic resource in a Node.js program), with the strategy's
+ * engine options forced by the class. Its inputs are made from the arguments by the rules in
+ * `addon-inputs.ts`, here on Outputs, so that each input keeps its own secrecy and stays known in
+ * preview when what it depends on is. State written when an add-on was a component with a release
+ * child moves to the single resource by an alias; the owner mark stays the add-on's logical URN.
+ *
+ * @module
+ */
+import type * as pulumi from "@pulumi/pulumi";
+// Values from the SDK's modules, not its index: the index also loads closure serialization
+// (TypeScript 3.8, about 0.3 s), which the package's provider process never needs.
+import { all, Output, output, secret } from "@pulumi/pulumi/output.js";
+import { CustomResource, createUrn } from "@pulumi/pulumi/resource.js";
+import type { HandoffRecord } from "../core/handoff.js";
+import type { ChartSource, InstallOptions, RetryPolicy, Strategy } from "../core/spec.js";
+import { readValueFiles, rejectProtoKeys } from "../core/values.js";
+import {
+  ADDON_TYPE,
+  chartPasswordOf,
+  desiredDigestOf,
+  identityOf,
+  mergedValuesOf,
+  ownerFieldsOf,
+  storedSpecOf,
+  strategyOptions,
+  validateKnownArgs,
+} from "./addon-inputs.js";
+import {
+  type AddonReleaseArgs,
+  DYNAMIC_RELEASE_TYPE,
+  LEGACY_DYNAMIC_RELEASE_TYPE,
+  PROVIDER_SOURCE,
+  quietPromiseStacks,
+  releaseProps,
+} from "./release.js";
+import { type ReleaseStatus, SECRET_OUTPUT_KEYS, type StoredSpec } from "./state.js";
+
+/** Arguments of {@link ClusterAddon}. The chart, values and options are the shared add-on spec of `helm-handoff`. */
+export interface ClusterAddonArgs {
+  /** kubeconfig content of the target cluster. Kept secret end to end. */
+  readonly kubeconfig: pulumi.Input<string>;
+  /**
+   * Explicit cluster identity. When it changes, the add-on is installed on the (new) cluster.
+   * @default - derived from the kubeconfig's API server URL and CA fingerprint, without a cluster call;
+   * rotated credentials keep the identity.
+   */
+  readonly clusterId?: pulumi.Input<string>;
+  /** Chart reference: `{ repo, name, version }` (https:// or oci://) or `{ path }`. */
+  readonly chart: pulumi.Input<ChartSource>;
+  /**
+   * Helm release name (at most 53 characters, lowercase DNS-1123).
+   * @default - the resource name
+   */
+  readonly releaseName?: string;
+  /**
+   * Namespace of the release.
+   * @default "default"
+   */
+  readonly namespace?: pulumi.Input<string>;
+  /**
+   * Create the namespace when it does not exist (`helm install --create-namespace`).
+   * @default false
+   */
+  readonly createNamespace?: boolean;
+  /**
+   * Chart values. Kept secret in state, argv and logs.
+   * @default - the chart's defaults
+   */
+  readonly values?: pulumi.Input<Record<string, unknown>>;
+  /**
+   * Values files read at program run, merged before `values` (later files win).
+   * @default - none
+   */
+  readonly valueFiles?: readonly string[];
+  /**
+   * Install options (wait, waitForJobs, per-attempt timeout, skipCrds, disableHooks, description).
+   * @default - wait for resources to be ready, 5 minute attempts
+   */
+  readonly install?: InstallOptions;
+  /**
+   * Retry policy of the first install: overall deadline and backoff bounds.
+   * @default - 15 minute deadline, backoff 2s to 30s
+   */
+  readonly retry?: RetryPolicy;
+  /**
+   * `ApplyOnce`: install once, then never touch the release again (no upgrade, no drift
+   * correction, no uninstall). `Reconcile`: upgrade on change, revert drift, uninstall on delete.
+   * @default "ApplyOnce"
+   */
+  readonly strategy?: Strategy;
+  /**
+   * Reconcile only: take over a release of this name that this add-on did not write (installed by
+   * hand or by another tool, upgraded by someone else since, or another stack's), marking it as
+   * this add-on's, instead of failing with an `OwnershipError`. ApplyOnce always adopts such a
+   * release as it is and never writes to it (so `adopt` with ApplyOnce is an error).
+   * @default false
+   */
+  readonly adopt?: boolean;
+}
+
+/** A Helm add-on bootstrapped into a cluster, then handed off to the cluster's GitOps. */
+export class ClusterAddon extends CustomResource {
+  /** Release status after the last helm call: revision, status, chart, versions, attempts, adopted. */
+  declare public readonly status: pulumi.Output<ReleaseStatus>;
+  /** The cluster identity the release was installed on. */
+  declare public readonly clusterId: pulumi.Output<string>;
+  /** The handoff record, JSON-serializable, for stack exports and the GitOps side. */
+  declare public readonly handoff: pulumi.Output<HandoffRecord>;
+  /**
+   * The secret key of the handoff record's `valuesDigest` (HMAC-SHA256), for a platform team that
+   * wants the GitOps side to verify values against it (see docs/strategies.md). Always secret.
+   */
+  public readonly valuesDigestKey: pulumi.Output<string>;
+  /** The stored digest key (`valuesDigestKey`). */
+  declare private readonly digestKey: pulumi.Output<string>;
+
+  /**
+   * @param name - resource name, also the default release name
+   * @param args - the add-on
+   * @param opts - resource options; the strategy adds `ignoreChanges` (ApplyOnce's frozen inputs)
+   * and `retainOnDelete` (ApplyOnce), which the user's options cannot turn off
+   */
+  public constructor(name: string, args: ClusterAddonArgs, opts: pulumi.CustomResourceOptions = {}) {
+    // Fail before registering anything on everything known now (plain args); Outputs are
+    // checked by the provider's check.
+    validateKnownArgs(name, args, isPlain);
+    const strategy: Strategy = args.strategy ?? "ApplyOnce";
+    // The add-on's logical URN: who owns the release, and where a component add-on used to be.
+    const logicalUrn = createUrn(name, ADDON_TYPE, opts.parent);
+    const restore = quietPromiseStacks();
+    try {
+      super(
+        DYNAMIC_RELEASE_TYPE,
+        name,
+        { ...releaseProps(releaseArgs(name, args, logicalUrn)), __provider: PROVIDER_SOURCE },
+        {
+          ...strategyOptions(strategy, opts),
+          additionalSecretOutputs: [...SECRET_OUTPUT_KEYS, ...(opts.additionalSecretOutputs ?? [])],
+          // State of the component shape: the release was the component's child of the same name.
+          aliases: [createUrn(name, LEGACY_DYNAMIC_RELEASE_TYPE, logicalUrn), ...(opts.aliases ?? [])],
+        },
+      );
+    } finally {
+      restore();
+    }
+    this.valuesDigestKey = secret(this.digestKey);
+  }
+}
+
+/** The release inputs, made from the arguments on Outputs by the rules of `addon-inputs.ts`. */
+function releaseArgs(
+  name: string,
+  args: ClusterAddonArgs,
+  logicalUrn: pulumi.Output<string>,
+): AddonReleaseArgs {
+  const releaseName = args.releaseName ?? name;
+  const fileValues = readValueFiles(args.valueFiles ?? []);
+  const kubeconfig = secret(args.kubeconfig);
+  const identity = all([kubeconfig, args.clusterId]).apply(([kc, explicit]) => {
+    const derived = identityOf(kc);
+    return { clusterId: explicit ?? derived.clusterId, server: derived.server };
+  });
+  const chart = output(args.chart);
+  const values = secret(
+    output(withoutProtoKeys(args.values ?? {})).apply((v) => mergedValuesOf(fileValues, v)),
+  );
+  const namespace = output(args.namespace ?? "default");
+  const spec = chart.apply((c) => storedSpecOf(c, args));
+  const owner = logicalUrn.apply(ownerFieldsOf);
+  return {
+    kubeconfig,
+    clusterId: identity.clusterId,
+    clusterServer: identity.server,
+    strategy: args.strategy ?? "ApplyOnce",
+    releaseName,
+    namespace,
+    spec,
+    values,
+    chartPassword: secret(chart.apply(chartPasswordOf)),
+    desiredDigest: secret(
+      all([spec, values, namespace]).apply(([s, v, ns]) =>
+        desiredDigestOf(s as StoredSpec, v, ns, releaseName),
+      ),
+    ),
+    ownerId: owner.ownerId,
+    ownerName: owner.ownerName,
+  };
+}
+
+function isPlain(value: unknown): boolean {
+  return value !== undefined && !Output.isInstance(value) && !(value instanceof Promise);
+}
+
+/**
+ * `values` as given, refused when it holds a `__proto__` key: checked on the value an Output
+ * resolves to before `output()` unwraps it, since Pulumi copies objects by assignment there and in
+ * its serialization, which would drop the key before the provider's check sees it.
+ */
+function withoutProtoKeys(
+  values: pulumi.Input<Record<string, unknown>>,
+): pulumi.Input<Record<string, unknown>> {
+  const check = <T>(v: T): T => {
+    rejectProtoKeys(v, "values");
+    return v;
+  };
+  if (Output.isInstance(values)) return values.apply(check);
+  return values instanceof Promise ? values.then(check) : check(values);
+}
