@@ -123,7 +123,7 @@ export function validateKnownArgs(
     if (key !== "kubeconfig" && key !== "clusterId" && isKnown(value)) known[key] = value;
   }
   validateKnownFields(known);
-  if (typeof args.kubeconfig === "string") identityOf(args.kubeconfig);
+  if (typeof args.kubeconfig === "string" && isKnown(args.kubeconfig)) identityOf(args.kubeconfig);
 }
 
 /**

@@ -14,6 +14,9 @@ import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import { makeHandoffRecord } from "../../core/handoff.js";
+import { clusterIdentityFromKubeconfig } from "../../core/identity.js";
+import { ownerIdOf } from "../../core/lifecycle/ownership.js";
+import { releaseInputsOf } from "../../provider/addon-inputs.js";
 import { helmHandoffProvider, packageVersion } from "../../provider/plugin/provider.js";
 import { CLUSTER_ADDON_INPUTS, packageSchema } from "../../provider/plugin/schema.js";
 import { unwrapSecrets, wrapSecrets } from "../../provider/plugin/secrets.js";
@@ -46,24 +49,24 @@ test("the plugin's executable ships in the package, executable, and runs node on
   assert.ok(script.endsWith(`\nexec node "$(dirname "$0")" "$@"\n`));
 });
 
-test("the plugin's component, release and provider load the SDK's modules but not its closure serializer", () => {
+test("the plugin's provider and the CRUD code it serves never load the SDK's closure serializer", () => {
   // The SDK's index also loads closure serialization and its vendored TypeScript (≈0.3 s of every
   // plugin start), which only a Node.js program's dynamic resources would need.
-  const plugin = join(repoRoot(), "dist", "provider", "plugin");
+  const provider = join(repoRoot(), "dist", "provider");
   const code = String.raw`import { createRequire } from "node:module";
-await import(${JSON.stringify(pathToFileURL(join(plugin, "component.js")).href)});
-await import(${JSON.stringify(pathToFileURL(join(plugin, "provider.js")).href)});
+await import(${JSON.stringify(pathToFileURL(join(provider, "plugin", "provider.js")).href)});
+await import(${JSON.stringify(pathToFileURL(join(provider, "crud.js")).href)});
 await import("@pulumi/pulumi/provider/index.js");
 const loaded = Object.keys(createRequire(import.meta.url).cache);
 const closure = loaded.filter((k) => /typescript\.js$|runtime[\\/]closure[\\/]/.test(k));
-const sdkModules = loaded.filter((k) => /@pulumi[\\/]pulumi[\\/](resource|output)\.js$/.test(k)).length;
-console.log(JSON.stringify({ closure, sdkModules }));`;
+const server = loaded.filter((k) => /@pulumi[\\/]pulumi[\\/]provider[\\/]server\.js$/.test(k)).length;
+console.log(JSON.stringify({ closure, server }));`;
   const out = execFileSync(process.execPath, ["--input-type=module", "-e", code], {
     cwd: repoRoot(),
     encoding: "utf8",
   });
-  // The SDK's modules are there (the check sees the cache), its closure serializer is not.
-  assert.deepEqual(JSON.parse(out), { closure: [], sdkModules: 2 });
+  // The SDK's provider server is there (the check sees the cache), its closure serializer is not.
+  assert.deepEqual(JSON.parse(out), { closure: [], server: 1 });
 });
 
 test("the schema documents every ClusterAddon input and output, secrets marked", () => {
@@ -73,7 +76,7 @@ test("the schema documents every ClusterAddon input and output, secrets marked",
     resources: Record<
       string,
       {
-        isComponent: boolean;
+        isComponent?: boolean;
         inputProperties: Record<string, { description?: string; secret?: boolean }>;
         properties: Record<string, { description?: string; secret?: boolean }>;
         requiredInputs: string[];
@@ -83,7 +86,8 @@ test("the schema documents every ClusterAddon input and output, secrets marked",
   assert.equal(schema.name, "helm-handoff");
   assert.equal(schema.version, "1.2.3");
   const addon = schema.resources["helm-handoff:index:ClusterAddon"];
-  assert.ok(addon?.isComponent);
+  assert.ok(addon);
+  assert.equal(addon.isComponent, undefined, "a custom resource: one resource per add-on");
   assert.deepEqual(CLUSTER_ADDON_INPUTS.slice().sort(), [
     "adopt",
     "chart",
@@ -118,14 +122,14 @@ test("the schema documents every ClusterAddon input and output, secrets marked",
 });
 
 test("the schema's ClusterAddon inputs are ClusterAddonArgs field by field: same names, required ones, plain ones", () => {
-  // The one source of the args is provider/component.ts: read its ClusterAddonArgs with the compiler.
-  const file = join(repoRoot(), "provider", "component.ts");
+  // The one source of the args is provider/cluster-addon.ts: read its ClusterAddonArgs with the compiler.
+  const file = join(repoRoot(), "provider", "cluster-addon.ts");
   const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
   const args = source?.statements.find(
     (st): st is ts.InterfaceDeclaration =>
       ts.isInterfaceDeclaration(st) && st.name.text === "ClusterAddonArgs",
   );
-  assert.ok(args, "ClusterAddonArgs is declared in provider/component.ts");
+  assert.ok(args, "ClusterAddonArgs is declared in provider/cluster-addon.ts");
   const fields = args.members.filter(ts.isPropertySignature).map((m) => ({
     name: m.name.getText(source),
     required: m.questionToken === undefined,
@@ -263,6 +267,85 @@ test("check names the failing property and returns the inputs with their secrets
   });
   const good = await provider.check?.(RELEASE_URN, { x: 1 }, { ...news, releaseName: "cni" });
   assert.deepEqual(good, { inputs: { ...news, releaseName: "cni" } });
+});
+
+const ADDON_URN = "urn:pulumi:dev::p::helm-handoff:index:ClusterAddon::cni";
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+const KUBECONFIG = `apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: "https://127.0.0.1:6443", insecure-skip-tls-verify: true}
+contexts:
+- name: c
+  context: {cluster: c, user: u}
+current-context: c
+users:
+- name: u
+  user: {token: abc}
+`;
+
+test("an add-on's check stores what a Node.js add-on stores: identity, spec, digest and owner mark from the URN, secrets marked", async () => {
+  const provider = helmHandoffProvider("0.0.0");
+  const chart = {
+    repo: "https://charts.example.com",
+    name: "cni",
+    version: "1.0.0",
+    username: "u",
+    password: "pw",
+  };
+  const news = {
+    kubeconfig: { [SIG]: SECRET, value: KUBECONFIG },
+    chart: { [SIG]: SECRET, value: chart },
+    namespace: "kube-system",
+    values: { [SIG]: SECRET, value: { a: 1 } },
+  };
+  const result = await provider.check?.(ADDON_URN, {}, news);
+  const inputs = releaseInputsOf(
+    "cni",
+    { kubeconfig: KUBECONFIG, chart, namespace: "kube-system", values: { a: 1 } },
+    ADDON_URN,
+  );
+  assert.equal(inputs.clusterId, clusterIdentityFromKubeconfig(KUBECONFIG).clusterId);
+  assert.equal(inputs.ownerId, ownerIdOf(ADDON_URN));
+  assert.equal(inputs.ownerName, "p.dev.cni");
+  assert.deepEqual(inputs.spec.chart, {
+    repo: "https://charts.example.com",
+    name: "cni",
+    version: "1.0.0",
+    username: "u",
+  });
+  assert.equal(inputs.chartPassword, "pw");
+  assert.deepEqual(result, { inputs: wrapSecrets({ ...inputs }) });
+  for (const key of ["kubeconfig", "values", "chartPassword", "desiredDigest"]) {
+    assert.deepEqual(
+      Object.keys((result?.inputs?.[key] ?? {}) as object),
+      [SIG, "value"],
+      `${key} is marked secret`,
+    );
+  }
+});
+
+test("an add-on's check in a preview keeps unknown what depends on an unknown input, and still names a bad known one", async () => {
+  const provider = helmHandoffProvider("0.0.0");
+  const chart = { path: join(repoRoot(), "test", "charts", "schema") };
+  const news = { kubeconfig: UNKNOWN, chart, values: { a: UNKNOWN } };
+  const result = await provider.check?.(ADDON_URN, {}, news);
+  const inputs = unwrapSecrets(result?.inputs) as Record<string, unknown>;
+  assert.equal(inputs.clusterId, UNKNOWN);
+  assert.equal(inputs.clusterServer, UNKNOWN);
+  assert.equal(inputs.values, UNKNOWN);
+  assert.equal(inputs.desiredDigest, UNKNOWN);
+  assert.deepEqual(inputs.spec, {
+    chart,
+    createNamespace: false,
+    adopt: false,
+    install: {},
+    retry: {},
+  });
+  assert.equal(inputs.releaseName, "cni");
+  const bad = await provider.check?.(ADDON_URN, {}, { ...news, releaseName: "Bad_Name" });
+  assert.equal(bad?.failures?.[0]?.property, "releaseName");
 });
 
 test("a resource type the package does not serve is refused by name", async () => {
