@@ -112,7 +112,7 @@ export const valuesDigestKey = addon.valuesDigestKey;
 
 interface Outputs {
   readonly handoff: Record<string, unknown> & { readonly revision: number; readonly valuesDigest: string };
-  readonly status: { readonly revision: number };
+  readonly status: { readonly revision: number; readonly firstDeployed: string };
   readonly valuesDigestKey: string;
 }
 
@@ -255,6 +255,7 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
     const cli = await configured(p.dir, "yaml-migrate", "Reconcile");
     try {
       await cli.run(["up", "--yes", "--skip-preview"]);
+      const installed = await stackOutputs<Outputs>(cli);
       // The state as the component versions of the package wrote it.
       const exported = JSON.parse((await cli.run(["stack", "export"])).stdout) as {
         deployment: { resources: StoredResource[] };
@@ -277,6 +278,13 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
 
       const moved = await cli.run(["up", "--yes", "--skip-preview"]);
       assert.doesNotMatch(moved.all, /error/i);
+      // The engine replaces the component by the resource, whose create adopts the release it owns
+      // (no install), and the child's delete leaves it, the release now being the new instance's.
+      assert.match(moved.all, /helm-handoff:index:ClusterAddon addon created replacement/);
+      assert.match(moved.all, /helm-handoff:index:AddonRelease addon deleted/);
+      const adopted = await stackOutputs<Outputs>(cli);
+      assert.equal(adopted.status.firstDeployed, installed.status.firstDeployed);
+      assert.equal(adopted.handoff.adopted, true);
       assert.deepEqual(await liveRelease(suite.cluster, "yaml-migrate", NAMESPACE), {
         revision: 1,
         status: "deployed",
