@@ -1,11 +1,12 @@
 /**
  * `ClusterAddon` against its peer `kubernetes.helm.v3.Release`, through the `pulumi` CLI and both
- * hosts, side by side in one run (`npm run bench -- peer-cli [rounds]`, default 3). Four projects
+ * hosts, side by side in one run (`npm run bench -- peer-cli [rounds]`, default 3). Six projects
  * in temp dirs install the `npm pack` tarball: a JavaScript program with `ClusterAddon` (the
  * dynamic provider) and one with `helm.v3.Release`; a Pulumi YAML program with
  * `helm-handoff:ClusterAddon` (the package's provider) and one with
- * `kubernetes:helm.sh/v3:Release`. The peer's provider is the toolchain's
- * `pulumi-resource-kubernetes`. On one local cluster with a kwok node, each project measures:
+ * `kubernetes:helm.sh/v3:Release`; a Python program with the package's generated SDK and one with
+ * `pulumi_kubernetes` (each in its virtualenv, pinned by test/fixtures/python-constraints.txt).
+ * The peer's provider is the toolchain's `pulumi-resource-kubernetes`. On one local cluster with a kwok node, each project measures:
  * - empty up: `pulumi up` of the program with no add-on;
  * - create overhead: (up with one add-on of the workload chart − empty up) / plain
  *   `helm install --wait` of the same chart, measured in the same round;
@@ -27,6 +28,7 @@ import { join } from "node:path";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import { packageVersion } from "../provider/plugin/provider.js";
 import { chartPath, runHelm } from "../test/support/charts.js";
+import { installedPackageSchema } from "../test/support/package-program.js";
 import {
   createProject,
   installedVersion,
@@ -35,13 +37,20 @@ import {
   pulumiCli,
   versionedPluginYaml,
 } from "../test/support/project.js";
+import {
+  installPythonRequirements,
+  PYTHON_REQUIREMENTS,
+  pythonEnv,
+  pythonProjectYaml,
+} from "../test/support/python-program.js";
+import { jsOurs, jsPeer, pyOurs, pyPeer, chartValues as values } from "./programs.js";
 import { median, timed } from "./stats.js";
 
 const ROUNDS = Number(process.argv[2] ?? process.env.BENCH_ROUNDS ?? 3);
 const NAMESPACE = "bench";
 const MANY = 10;
 
-type Host = "nodejs" | "yaml";
+type Host = "nodejs" | "yaml" | "python";
 type Side = "ours" | "peer";
 
 interface Subject {
@@ -61,41 +70,6 @@ type Variant = "" | "compile-cache" | "schema-cached";
 function variantEnv(variant: Variant, cacheDir: string): Record<string, string> {
   return variant === "compile-cache" ? { NODE_COMPILE_CACHE: cacheDir } : {};
 }
-
-/** Values for a chart: the workload chart's `message`, or the schema chart's `mode`. */
-function values(chart: string, mode: string): Record<string, unknown> {
-  return chart === "schema" ? { replicas: 1, mode } : { message: mode };
-}
-
-const JS_OURS = `"use strict";
-const pulumi = require("@pulumi/pulumi");
-const { ClusterAddon } = require("helm-handoff/pulumi");
-const c = new pulumi.Config();
-const kubeconfig = c.requireSecret("kubeconfig");
-const chart = c.require("chart");
-for (let i = 0; i < c.requireNumber("count"); i++) {
-  new ClusterAddon("a" + i, {
-    kubeconfig, chart: { path: "./charts/" + chart }, releaseName: c.require("prefix") + i,
-    namespace: "${NAMESPACE}", createNamespace: true,
-    values: chart === "schema" ? { replicas: 1, mode: c.require("mode") } : { message: c.require("mode") },
-  });
-}
-`;
-
-const JS_PEER = `"use strict";
-const pulumi = require("@pulumi/pulumi");
-const k8s = require("@pulumi/kubernetes");
-const c = new pulumi.Config();
-const provider = new k8s.Provider("k8s", { kubeconfig: c.requireSecret("kubeconfig") });
-const chart = c.require("chart");
-for (let i = 0; i < c.requireNumber("count"); i++) {
-  new k8s.helm.v3.Release("a" + i, {
-    chart: "./charts/" + chart, name: c.require("prefix") + i,
-    namespace: "${NAMESPACE}", createNamespace: true,
-    values: chart === "schema" ? { replicas: 1, mode: c.require("mode") } : { message: c.require("mode") },
-  }, { provider });
-}
-`;
 
 /** How our YAML project names the package: `packages:`, or also `plugins.providers` with the version (schema cached). */
 function yamlPackage(variant: Variant): string {
@@ -125,17 +99,36 @@ function yamlProgram(s: Subject, count: number, chart: string, mode: string): st
   return head.replace("resources:\n", resources === "" ? "resources: {}\n" : `resources:\n${resources}`);
 }
 
+/** The files of a subject's project. */
+function projectFiles(s: Subject): Record<string, string> {
+  if (s.host === "nodejs") {
+    return {
+      "index.js": s.side === "ours" ? jsOurs(NAMESPACE) : jsPeer(NAMESPACE),
+      "Pulumi.yaml": `name: bench-js-${s.side}\nruntime:\n  name: nodejs\n  options:\n    packagemanager: npm\n`,
+    };
+  }
+  if (s.host === "python") {
+    return s.side === "ours"
+      ? {
+          "Pulumi.yaml": pythonProjectYaml("bench-python-ours"),
+          "requirements.txt": PYTHON_REQUIREMENTS,
+          "__main__.py": pyOurs(NAMESPACE),
+        }
+      : {
+          "Pulumi.yaml":
+            "name: bench-python-peer\nruntime:\n  name: python\n  options:\n    virtualenv: venv\n",
+          "requirements.txt": "pulumi>=3.0.0,<4.0.0\npulumi-kubernetes\n",
+          "__main__.py": pyPeer(NAMESPACE),
+        };
+  }
+  return { "Pulumi.yaml": yamlProgram(s, 0, "workload", "a") };
+}
+
 async function setUp(s: Subject, cluster: LocalCluster, compileCache: string): Promise<void> {
   const deps: Record<string, string> = { "@pulumi/pulumi": installedVersion("@pulumi/pulumi") };
   if (s.side === "peer" && s.host === "nodejs")
     deps["@pulumi/kubernetes"] = installedVersion("@pulumi/kubernetes");
-  const files: Record<string, string> =
-    s.host === "nodejs"
-      ? {
-          "index.js": s.side === "ours" ? JS_OURS : JS_PEER,
-          "Pulumi.yaml": `name: bench-js-${s.side}\nruntime:\n  name: nodejs\n  options:\n    packagemanager: npm\n`,
-        }
-      : { "Pulumi.yaml": yamlProgram(s, 0, "workload", "a") };
+  const files = projectFiles(s);
   s.project = await createProject({
     name: `bench-${s.host}-${s.side}`,
     packageJson: s.host === "nodejs" ? { main: "index.js" } : {},
@@ -145,7 +138,12 @@ async function setUp(s: Subject, cluster: LocalCluster, compileCache: string): P
   for (const chart of ["workload", "schema"]) {
     await cp(chartPath(chart), join(s.project.dir, "charts", chart), { recursive: true });
   }
-  s.cli = await pulumiCli(s.project.dir, variantEnv(s.variant, compileCache));
+  const dir = s.project.dir;
+  if (s.host === "python") {
+    await installPythonRequirements(dir, s.side === "ours" ? await installedPackageSchema(dir) : undefined);
+  }
+  const python = s.host === "python" ? pythonEnv(dir) : {};
+  s.cli = await pulumiCli(dir, { ...variantEnv(s.variant, compileCache), ...python });
   await s.cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: cluster.kubeconfigPath });
   await s.cli.run(["config", "set", "prefix", s.prefix]);
 }
@@ -228,13 +226,25 @@ async function main(): Promise<void> {
   };
   const yaml = { ours: subject("yaml", "ours", "yo"), peer: subject("yaml", "peer", "yp") };
   const yamlCached = subject("yaml", "ours", "so", "schema-cached");
+  const python = { ours: subject("python", "ours", "po"), peer: subject("python", "peer", "pp") };
   const pairs: Pair[] = [
     { label: "Node.js host", ...js },
     { label: "Node.js host, NODE_COMPILE_CACHE set", ...jsCache },
     { label: "YAML host (packages:)", ...yaml },
     { label: "YAML host, schema cached (plugins.providers with version)", ours: yamlCached, peer: yaml.peer },
+    { label: "Python host (packages:)", ...python },
   ];
-  const subjects = [js.ours, js.peer, jsCache.ours, jsCache.peer, yaml.ours, yaml.peer, yamlCached];
+  const subjects = [
+    js.ours,
+    js.peer,
+    jsCache.ours,
+    jsCache.peer,
+    yaml.ours,
+    yaml.peer,
+    yamlCached,
+    python.ours,
+    python.peer,
+  ];
   const key = (s: Subject) => `${s.host}/${s.variant}/${s.side}`;
   try {
     await cluster.ready;

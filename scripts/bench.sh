@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm run bench -- NAME`: compiles, then runs dist/bench/NAME.js on the toolchain's Node.
-# NAME: pulumi-addon | pulumi-cli | cdk8s-synth | fleet (files in bench/); further arguments go to the bench. Prints ratios; asserts nothing.
+# NAME: pulumi-addon | pulumi-cli | peer-cli | peer-scale | cdk8s-synth | fleet (files in bench/); further arguments go to the bench. Prints ratios; asserts nothing.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"

@@ -49,15 +49,22 @@ export function docsPythonProgram(): string {
 }
 
 /**
- * In the project `dir` (with {@link PYTHON_REQUIREMENTS} written): generates the Python SDK of
- * `schemaJson` under {@link PYTHON_SDK_DIR}, makes the virtualenv `venv` (`python3 -m venv`) and
- * installs requirements.txt into it with pip, pinned by {@link PYTHON_CONSTRAINTS}.
+ * In the project `dir` (with its requirements.txt written): generates the Python SDK of
+ * `schemaJson` under {@link PYTHON_SDK_DIR} (when given: {@link PYTHON_REQUIREMENTS} names it), makes
+ * the virtualenv `venv` (`python3 -m venv`) and installs requirements.txt into it with pip, pinned
+ * by {@link PYTHON_CONSTRAINTS}.
  * @throws the failing command's error (its stderr says why)
  */
-export async function installPythonRequirements(dir: string, schemaJson: string): Promise<void> {
+export async function installPythonRequirements(dir: string, schemaJson?: string): Promise<void> {
   const env = { PATH: [toolchainBinDir(), process.env.PATH ?? ""].join(delimiter) };
-  await mkdir(join(dir, PYTHON_SDK_DIR), { recursive: true });
-  await execa("pulumi-gen-sdk", ["python", join(dir, PYTHON_SDK_DIR)], { cwd: dir, env, input: schemaJson });
+  if (schemaJson !== undefined) {
+    await mkdir(join(dir, PYTHON_SDK_DIR), { recursive: true });
+    await execa("pulumi-gen-sdk", ["python", join(dir, PYTHON_SDK_DIR)], {
+      cwd: dir,
+      env,
+      input: schemaJson,
+    });
+  }
   await execa("python3", ["-m", "venv", "venv"], { cwd: dir, env });
   await execa(
     join(dir, "venv", "bin", "python"),
