@@ -7,8 +7,8 @@
  * chart:
  * - cli: JavaScript projects that install the `npm pack` tarball, run by the `pulumi` CLI;
  * - automation: Automation API inline programs in this process (`test/support/pulumi.ts`).
- * For each path it measures the create overhead (up with one add-on − empty up, ours / peer;
- * target ≤ 0.5), then, for each size N, installs N add-ons (untimed) and times `rounds` no-op
+ * For each path, after one untimed create per side, it measures the create overhead (up with one
+ * add-on − empty up, ours / peer; target ≤ 0.5), then, for each size N, installs N add-ons (untimed) and times `rounds` no-op
  * ups of each side, alternated, the values changed before every up (both sides ignore the
  * change). It prints the medians and ratios per N, and the marginal cost of an add-on (slope of
  * the least-squares line of median time against N) of each side and their ratio (targets: ≤ 1.0
@@ -158,6 +158,13 @@ async function measurePath(
   const t = new Map<string, number[]>();
   const add = (k: string, ms: number) => t.set(k, [...(t.get(k) ?? []), ms]);
   const m = (k: string) => median(t.get(k) ?? []);
+  // One untimed create and clear per side first: the first run of a path pays one-off costs
+  // (compile caches, helm's discovery cache) that no steady run does.
+  for (const s of both) {
+    await s.program(1, "a");
+    await s.up();
+    await clear(s, cluster, 1);
+  }
   for (let round = 0; round < ROUNDS; round++) {
     for (const s of both) {
       await s.program(0, "a");

@@ -161,5 +161,7 @@ export async function serve(args: readonly string[]): Promise<void> {
   const { main } = await import("@pulumi/pulumi/provider/index.js");
   const serving = main(helmHandoffProvider(), [...args]);
   plainStacks();
+  // The engine's first call on a serving start is a check: have the CRUD code loaded by then.
+  crud().catch(() => undefined);
   await serving;
 }
