@@ -28,7 +28,7 @@ import {
   pulumiCli,
 } from "../test/support/project.js";
 import { type TestStack, testStack } from "../test/support/pulumi.js";
-import { type InlineShape, inlineOurs, inlinePeer, jsOurs, jsPeer } from "./programs.js";
+import { type InlineShape, inlineProgram, jsOurs, jsPeer } from "./programs.js";
 import { median, timed } from "./stats.js";
 
 const ROUNDS = Number(process.argv[2] ?? process.env.BENCH_ROUNDS ?? 3);
@@ -93,10 +93,9 @@ async function cliSubject(side: Side, cluster: LocalCluster, namespace: string):
 async function automationSubject(side: Side, cluster: LocalCluster, namespace: string): Promise<Subject> {
   const prefix = `a${side[0]}`;
   const shape: InlineShape = { count: 0, chartPath: chartPath("workload"), mode: "a" };
-  const make = side === "ours" ? inlineOurs : inlinePeer;
   const stack: TestStack = await testStack({
     projectName: `scale-${side}`,
-    program: make(cluster.kubeconfig, namespace, prefix, shape),
+    program: inlineProgram(side, cluster.kubeconfig, namespace, prefix, shape),
   });
   return {
     side,

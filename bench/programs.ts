@@ -62,8 +62,12 @@ export interface InlineShape {
   mode: string;
 }
 
-/** An inline program of `shape.count` ApplyOnce `ClusterAddon`s (read at each run). */
-export function inlineOurs(
+/**
+ * An inline program of `shape.count` add-ons (read at each run): ApplyOnce `ClusterAddon`s (ours),
+ * or retained `helm.v3.Release`s that ignore values changes (the peer).
+ */
+export function inlineProgram(
+  side: "ours" | "peer",
   kubeconfig: string,
   namespace: string,
   prefix: string,
@@ -71,40 +75,21 @@ export function inlineOurs(
 ): () => Promise<void> {
   return async () => {
     const secretKubeconfig = pulumi.secret(kubeconfig);
+    const provider = side === "peer" ? new k8s.Provider("k8s", { kubeconfig: secretKubeconfig }) : undefined;
     for (let i = 0; i < shape.count; i++) {
-      new ClusterAddon(`a${i}`, {
-        kubeconfig: secretKubeconfig,
-        chart: { path: shape.chartPath },
-        releaseName: `${prefix}${i}`,
-        namespace,
-        createNamespace: true,
-        values: { message: shape.mode },
-      });
-    }
-  };
-}
-
-/** An inline program of `shape.count` retained `helm.v3.Release`s that ignore values changes. */
-export function inlinePeer(
-  kubeconfig: string,
-  namespace: string,
-  prefix: string,
-  shape: InlineShape,
-): () => Promise<void> {
-  return async () => {
-    const provider = new k8s.Provider("k8s", { kubeconfig: pulumi.secret(kubeconfig) });
-    for (let i = 0; i < shape.count; i++) {
-      new k8s.helm.v3.Release(
-        `a${i}`,
-        {
-          chart: shape.chartPath,
-          name: `${prefix}${i}`,
-          namespace,
-          createNamespace: true,
-          values: { message: shape.mode },
-        },
-        { provider, ignoreChanges: ["values"], retainOnDelete: true },
-      );
+      const common = { namespace, createNamespace: true, values: { message: shape.mode } };
+      if (provider === undefined) {
+        const chart = { path: shape.chartPath };
+        new ClusterAddon(`a${i}`, {
+          kubeconfig: secretKubeconfig,
+          chart,
+          releaseName: `${prefix}${i}`,
+          ...common,
+        });
+      } else {
+        const args = { chart: shape.chartPath, name: `${prefix}${i}`, ...common };
+        new k8s.helm.v3.Release(`a${i}`, args, { provider, ignoreChanges: ["values"], retainOnDelete: true });
+      }
     }
   };
 }

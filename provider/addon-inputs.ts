@@ -15,10 +15,9 @@ import { type ClusterIdentity, clusterIdentityFromKubeconfig } from "../core/ide
 import { ownerIdOf, ownerNameOf } from "../core/lifecycle/ownership.js";
 import { STRATEGY_TABLE } from "../core/lifecycle/strategy.js";
 import {
+  type AddonSpec,
   type ChartSource,
-  type InstallOptions,
   isPlainObject,
-  type RetryPolicy,
   type Strategy,
   validateKnownFields,
 } from "../core/spec.js";
@@ -32,19 +31,11 @@ import type { ReleaseInputs, StoredSpec } from "./state.js";
 export const ADDON_TYPE = "helm-handoff:index:ClusterAddon";
 
 /** `ClusterAddonArgs` with every value resolved: what {@link releaseInputsOf} takes. */
-export interface ResolvedAddonArgs {
+export interface ResolvedAddonArgs extends Omit<AddonSpec, "releaseName"> {
   readonly kubeconfig: string;
   readonly clusterId?: string;
-  readonly chart: ChartSource;
+  /** @default - the resource name */
   readonly releaseName?: string;
-  readonly namespace?: string;
-  readonly createNamespace?: boolean;
-  readonly values?: Record<string, unknown>;
-  readonly valueFiles?: readonly string[];
-  readonly install?: InstallOptions;
-  readonly retry?: RetryPolicy;
-  readonly strategy?: Strategy;
-  readonly adopt?: boolean;
 }
 
 /** The spec options stored beside the chart (see {@link storedSpecOf}). */

@@ -74,8 +74,8 @@ function outputsOf(props: unknown): ReleaseOutputs & Props {
 }
 
 /** Stored outputs as sent to the engine: secrets marked, and an add-on's public `valuesDigestKey`. */
-function sent(urn: string, outs: Props): Props {
-  return wrapSecrets(isAddon(urn) ? { ...outs, valuesDigestKey: outs.digestKey } : outs);
+function sent(addon: boolean, outs: Props): Props {
+  return wrapSecrets(addon ? { ...outs, valuesDigestKey: outs.digestKey } : outs);
 }
 
 /**
@@ -123,18 +123,21 @@ export function helmHandoffProvider(version: string = packageVersion()): provide
       return (await crud()).diff(id, outputsOf(olds), inputsOf(news));
     },
     async create(urn, inputs) {
+      const addon = isAddon(urn);
       const result = await (await crud()).create(inputsOf(inputs));
-      return { id: result.id, outs: sent(urn, result.outs as Props) };
+      return { id: result.id, outs: sent(addon, result.outs as Props) };
     },
     async read(id, urn, props) {
+      const addon = isAddon(urn);
       const result = await (await crud()).read(id, props === undefined ? undefined : outputsOf(props));
       return result.id === undefined
         ? {}
-        : { id: result.id, props: sent(urn, (result.props ?? {}) as Props) };
+        : { id: result.id, props: sent(addon, (result.props ?? {}) as Props) };
     },
     async update(id, urn, olds, news) {
+      const addon = isAddon(urn);
       const result = await (await crud()).update(id, outputsOf(olds), inputsOf(news));
-      return { outs: sent(urn, (result.outs ?? {}) as Props) };
+      return { outs: sent(addon, (result.outs ?? {}) as Props) };
     },
     async delete(id, urn, props) {
       isAddon(urn);
