@@ -10,7 +10,6 @@
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { digestOf } from "../core/handoff.js";
 import { type ClusterIdentity, clusterIdentityFromKubeconfig } from "../core/identity.js";
 import { ownerIdOf, ownerNameOf } from "../core/lifecycle/ownership.js";
 import { STRATEGY_TABLE } from "../core/lifecycle/strategy.js";
@@ -22,7 +21,7 @@ import {
   validateKnownFields,
 } from "../core/spec.js";
 import { mergeValues, readValueFiles } from "../core/values.js";
-import type { ReleaseInputs, StoredSpec } from "./state.js";
+import { desiredDigestOf, type ReleaseInputs, type StoredSpec } from "./state.js";
 
 /**
  * The add-on's type in its logical URN, from which its owner mark is made. It is the package
@@ -67,20 +66,6 @@ export function mergedValuesOf(
   values: unknown,
 ): Record<string, unknown> {
   return isPlainObject(values) ? mergeValues(fileValues, values) : (values as Record<string, unknown>);
-}
-
-/**
- * The digest of everything the program asks for but the repository password: kept secret, since
- * an unkeyed digest of the values must not be readable in state or preview. A password change is
- * seen by comparing the password itself (Reconcile).
- */
-export function desiredDigestOf(
-  spec: StoredSpec,
-  values: Record<string, unknown>,
-  namespace: string,
-  releaseName: string,
-): string {
-  return digestOf({ s: spec, v: values, ns: namespace, releaseName });
 }
 
 /** The identity of the last kubeconfig read: a program usually gives one kubeconfig to all its add-ons. */

@@ -20,7 +20,6 @@ import { readValueFiles, rejectProtoKeys } from "../core/values.js";
 import {
   ADDON_TYPE,
   chartPasswordOf,
-  desiredDigestOf,
   identityOf,
   mergedValuesOf,
   ownerFieldsOf,
@@ -36,7 +35,7 @@ import {
   quietPromiseStacks,
   releaseProps,
 } from "./release.js";
-import { type ReleaseStatus, SECRET_OUTPUT_KEYS, type StoredSpec } from "./state.js";
+import { desiredDigestOf, type ReleaseStatus, SECRET_OUTPUT_KEYS, type StoredSpec } from "./state.js";
 
 /** Arguments of {@link ClusterAddon}. The chart, values and options are the shared add-on spec of `helm-handoff`. */
 export interface ClusterAddonArgs {

@@ -29,12 +29,12 @@ import type * as pulumi from "@pulumi/pulumi";
 import { SpecError } from "../core/errors.js";
 import { valuesFingerprint } from "../core/handoff.js";
 import { keyedValuesDigest } from "../core/keyed-digest.js";
-import { mayCallHelm } from "../core/lifecycle/strategy.js";
+import { mayCallHelm, STRATEGY_TABLE } from "../core/lifecycle/strategy.js";
 import { validateSpec } from "../core/spec.js";
 import keepCompileCache from "./compile-cache.cjs";
 import { digestKeyOf, outputsOf, toSpec } from "./outputs.js";
 import { progressLine } from "./progress.js";
-import { hasKeyedDigests, type ReleaseInputs, type ReleaseOutputs } from "./state.js";
+import { desiredDigestOf, hasKeyedDigests, type ReleaseInputs, type ReleaseOutputs } from "./state.js";
 
 // Only provider processes load this module (Pulumi's dynamic provider host, the package's plugin):
 // keep what they compile (the stored provider source turned the cache on before loading us).
@@ -55,11 +55,15 @@ function preloadForCreate(kubeconfig: unknown): void {
   import("../core/kube-client.js").then((m) => m.preloadKubeClient(kubeconfig)).catch(() => undefined);
 }
 
-/** Validates the inputs without touching a cluster; failures name the property. */
+/**
+ * Validates the inputs without touching a cluster (failures name the property). An ApplyOnce
+ * add-on after its install keeps its frozen inputs as stored ({@link handedOffInputs}).
+ */
 export async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult> {
   // No old inputs: a new resource, about to be created. Load what its create needs while the
   // engine plans (an existing ApplyOnce add-on never needs it).
-  if (Object.keys(olds).length === 0) preloadForCreate(news.kubeconfig);
+  const created = Object.keys(olds).length === 0;
+  if (created) preloadForCreate(news.kubeconfig);
   try {
     validateSpec(toSpec(news));
   } catch (err) {
@@ -68,7 +72,35 @@ export async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.
     }
     throw err;
   }
-  return { inputs: news };
+  return { inputs: created ? news : handedOffInputs(olds, news) };
+}
+
+/**
+ * The inputs of an installed ApplyOnce add-on: those the strategy table freezes
+ * (`core/lifecycle/strategy.ts`) and the digest of the desired spec stay as stored, and a changed
+ * spec is reported as ignored. So a handed-off add-on's stored state does not change when the
+ * program's spec does, and the engine writes no checkpoint for it: a steady `up` of many add-ons
+ * costs per add-on what an unchanged resource costs. A Node.js program's engine options
+ * (`ignoreChanges`) freeze the same inputs before this; the package's provider has only this.
+ * Not frozen: another cluster (its replacement installs the spec as it is now), a change of
+ * strategy, and a stored digest this version would not make (state of an older version,
+ * rewritten once).
+ */
+function handedOffInputs(olds: Inputs, news: Inputs): Inputs {
+  if (olds.strategy !== "ApplyOnce" || news.strategy !== "ApplyOnce" || olds.clusterId !== news.clusterId) {
+    return news;
+  }
+  if (olds.desiredDigest !== desiredDigestOf(olds.spec, olds.values, olds.namespace, olds.releaseName)) {
+    return news;
+  }
+  if (olds.desiredDigest !== news.desiredDigest) {
+    progressLine(
+      news.releaseName,
+      `ApplyOnce: the spec changed but is ignored after handoff (release ${olds.namespace}/${olds.releaseName})`,
+    );
+  }
+  const frozen = [...STRATEGY_TABLE.ApplyOnce.frozenInputs, "desiredDigest"].map((key) => [key, olds[key]]);
+  return { ...news, ...Object.fromEntries(frozen) };
 }
 
 /** Decides what a change means, by strategy. */
@@ -90,12 +122,6 @@ export async function diff(_id: string, olds: Outputs, news: Inputs): Promise<pu
         "state written by an older helm-handoff: rewriting its stored digests (no helm call)",
       );
       return { changes: true, replaces: [] };
-    }
-    if (olds.desiredDigest !== news.desiredDigest) {
-      progressLine(
-        news.releaseName,
-        `ApplyOnce: the spec changed but is ignored after handoff (release ${olds.namespace}/${olds.releaseName}, revision ${olds.status.revision})`,
-      );
     }
     // Reconcile -> ApplyOnce records the handoff (no helm call); anything else is a no-op.
     return strategyChanged ? { changes: true, replaces: [] } : { changes: false };

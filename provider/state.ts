@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { HandoffRecord } from "../core/handoff.js";
+import { digestOf, type HandoffRecord } from "../core/handoff.js";
 import { isKeyedDigest } from "../core/keyed-digest.js";
 import type { ChartSource, InstallOptions, RetryPolicy, Strategy } from "../core/spec.js";
 
@@ -109,6 +109,20 @@ export const SECRET_OUTPUT_KEYS = [...SECRET_KEYS, "digestKey"] as const;
  */
 export function hasKeyedDigests(outputs: Partial<Pick<ReleaseOutputs, "digestKey" | "handoff">>): boolean {
   return typeof outputs.digestKey === "string" && isKeyedDigest(outputs.handoff?.valuesDigest);
+}
+
+/**
+ * The digest of everything the program asks for but the repository password: kept secret, since
+ * an unkeyed digest of the values must not be readable in state or preview. A password change is
+ * seen by comparing the password itself (Reconcile).
+ */
+export function desiredDigestOf(
+  spec: StoredSpec,
+  values: Record<string, unknown>,
+  namespace: string,
+  releaseName: string,
+): string {
+  return digestOf({ s: spec, v: values, ns: namespace, releaseName });
 }
 
 /** The resource id: cluster, namespace and release name. */

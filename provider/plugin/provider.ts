@@ -99,8 +99,10 @@ async function checkAddon(urn: string, olds: unknown, news: unknown): Promise<pr
     throw err;
   }
   if (!partial) {
+    // The shared check validates, and keeps an installed ApplyOnce add-on's frozen inputs as stored.
     const result = await (await crud()).check(inputsOf(olds), inputs as ReleaseInputs & Props);
     if (result.failures !== undefined && result.failures.length > 0) return { failures: result.failures };
+    inputs = (result.inputs ?? inputs) as ReleaseInputs;
   }
   return { inputs: wrapSecrets(inputs as unknown as Props) };
 }

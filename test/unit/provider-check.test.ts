@@ -1,0 +1,93 @@
+/**
+ * provider/crud.ts `check` without an engine or a cluster: an installed ApplyOnce add-on keeps the
+ * inputs the strategy table freezes and its desired digest as stored, whatever the program now
+ * asks (so its stored state does not change), and says the change is ignored; a new add-on, a
+ * change of strategy, another cluster and a digest of an older version take the new inputs.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { check } from "../../provider/crud.js";
+import { desiredDigestOf, type ReleaseInputs } from "../../provider/state.js";
+
+type Inputs = ReleaseInputs & Record<string, unknown>;
+
+/** The stored inputs of an add-on of chart version `version` with `values`, its digest made as this version makes it. */
+function stored(
+  version: string,
+  values: Record<string, unknown>,
+  extra: Partial<ReleaseInputs> = {},
+): Inputs {
+  const base = {
+    kubeconfig: "kubeconfig",
+    clusterId: "cluster-1",
+    clusterServer: "https://127.0.0.1:6443",
+    strategy: "ApplyOnce" as const,
+    releaseName: "cni",
+    namespace: "kube-system",
+    spec: {
+      chart: { repo: "https://charts.example.org", name: "cni", version },
+      createNamespace: false,
+      adopt: false,
+      install: {},
+      retry: {},
+    },
+    values,
+    chartPassword: "",
+    ownerId: "o".repeat(40),
+    ownerName: "p.s.cni",
+    ...extra,
+  };
+  return {
+    ...base,
+    desiredDigest: desiredDigestOf(base.spec, base.values, base.namespace, base.releaseName),
+  };
+}
+
+/** Runs `fn` and returns what it wrote to stderr. */
+async function stderrOf(fn: () => Promise<unknown>): Promise<string> {
+  const write = process.stderr.write.bind(process.stderr);
+  let text = "";
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    text += String(chunk);
+    return true;
+  }) as typeof process.stderr.write;
+  try {
+    await fn();
+  } finally {
+    process.stderr.write = write;
+  }
+  return text;
+}
+
+test("an installed ApplyOnce add-on keeps its frozen inputs and digest as stored when the spec changes, and says the change is ignored", async () => {
+  const olds = stored("1.0.0", { a: 1 });
+  const news = stored("2.0.0", { a: 2 }, { kubeconfig: "rotated" });
+  let result: Awaited<ReturnType<typeof check>> | undefined;
+  const printed = await stderrOf(async () => {
+    result = await check(olds, news);
+  });
+  assert.deepEqual(result, { inputs: { ...olds, kubeconfig: "rotated" } });
+  assert.equal(
+    printed,
+    "[helm-handoff] cni: ApplyOnce: the spec changed but is ignored after handoff (release kube-system/cni)\n",
+  );
+  const same = await stderrOf(() => check(olds, stored("1.0.0", { a: 1 })));
+  assert.equal(same, "", "nothing is said when nothing changed");
+});
+
+test("a new add-on, a change of strategy and another cluster take the inputs as the program gives them", async () => {
+  const olds = stored("1.0.0", { a: 1 });
+  const next = stored("2.0.0", { a: 2 });
+  assert.deepEqual(await check({} as Inputs, next), { inputs: next });
+  const reconcile = { ...next, strategy: "Reconcile" as const };
+  assert.deepEqual(await check(olds, reconcile), { inputs: reconcile });
+  assert.deepEqual(await check({ ...olds, strategy: "Reconcile" }, next), { inputs: next });
+  const moved = { ...next, clusterId: "cluster-2" };
+  assert.deepEqual(await check(olds, moved), { inputs: moved });
+});
+
+test("a stored digest this version would not make (state of an older version) is replaced by the new one", async () => {
+  const olds = { ...stored("1.0.0", { a: 1 }), desiredDigest: "sha256:of-an-older-version" };
+  const next = stored("1.0.0", { a: 1 });
+  assert.deepEqual(await check(olds, next), { inputs: next });
+});
