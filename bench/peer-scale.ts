@@ -10,16 +10,20 @@
  * For each path, after one untimed create per side, it measures the create overhead (up with one
  * add-on − empty up, ours / peer; target ≤ 0.5), then, for each size N, installs N add-ons (untimed) and times `rounds` no-op
  * ups of each side, alternated, the values changed before every up (both sides ignore the
- * change). It prints the medians and ratios per N, and the marginal cost of an add-on (slope of
- * the least-squares line of median time against N) of each side and their ratio (targets: ≤ 1.0
- * for the slope and for N = 30). Not a test: nothing here asserts.
+ * change). It prints the medians and ratios per N, the marginal cost of an add-on (slope of the
+ * least-squares line of median time against N) of each side and their ratio (targets: ≤ 1.0 for
+ * the slope and for N = 30), the fixed part (intercept) of each, and the launch-to-serving time
+ * of Pulumi's dynamic provider host, which a Node.js program's add-ons pay once per up. Not a
+ * test: nothing here asserts.
  *
  * @module
  */
+import { spawn } from "node:child_process";
 import { cp } from "node:fs/promises";
 import { join } from "node:path";
+import { pulumiNodejsPluginDir } from "../local-cluster/binaries.js";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
-import { chartPath, runHelm } from "../test/support/charts.js";
+import { chartPath, repoRoot, runHelm } from "../test/support/charts.js";
 import {
   createProject,
   installedVersion,
@@ -135,14 +139,34 @@ async function clear(s: Subject, cluster: LocalCluster, count: number): Promise<
   }
 }
 
-/** Slope of the least-squares line through the points (x, y). */
-function slope(points: ReadonlyArray<readonly [number, number]>): number {
+/** Slope and intercept of the least-squares line through the points (x, y). */
+function line(points: ReadonlyArray<readonly [number, number]>): { slope: number; intercept: number } {
   const n = points.length;
   const mx = points.reduce((a, [x]) => a + x, 0) / n;
   const my = points.reduce((a, [, y]) => a + y, 0) / n;
   const sxy = points.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0);
   const sxx = points.reduce((a, [x]) => a + (x - mx) ** 2, 0);
-  return sxx === 0 ? Number.NaN : sxy / sxx;
+  const slope = sxx === 0 ? Number.NaN : sxy / sxx;
+  return { slope, intercept: my - slope * mx };
+}
+
+/**
+ * Launch to serving of Pulumi's dynamic provider host (`pulumi-resource-pulumi-nodejs`, which runs
+ * a Node.js program's `ClusterAddon`s): the time until it prints its port. Pulumi's own, once per up.
+ */
+async function dynamicHostStart(): Promise<number> {
+  const host = join(pulumiNodejsPluginDir(), "pulumi-resource-pulumi-nodejs");
+  return timed(
+    () =>
+      new Promise<void>((resolve, reject) => {
+        const child = spawn(host, ["127.0.0.1:1"], { cwd: repoRoot(), stdio: ["ignore", "pipe", "ignore"] });
+        child.once("error", reject);
+        child.stdout.once("data", () => {
+          child.kill();
+          resolve();
+        });
+      }),
+  );
 }
 
 const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
@@ -195,10 +219,13 @@ async function measurePath(
       `${path.padEnd(10)} N=${String(n).padEnd(4)} ClusterAddon ${sec(ours).padStart(8)}  helm.v3.Release ${sec(peer).padStart(8)}  ratio ${(ours / peer).toFixed(2)}`,
     );
   }
-  const slopeOf = (side: Side) => slope(SIZES.map((n) => [n, m(`${side}/${n}`)] as const));
-  const [so, sp] = [slopeOf("ours"), slopeOf("peer")];
+  const lineOf = (side: Side) => line(SIZES.map((n) => [n, m(`${side}/${n}`)] as const));
+  const [lo, lp] = [lineOf("ours"), lineOf("peer")];
   console.log(
-    `${path.padEnd(10)} slope per add-on: ours ${(so / 1000).toFixed(3)} s, peer ${(sp / 1000).toFixed(3)} s, ratio ${(so / sp).toFixed(2)} (target <= 1.0)`,
+    `${path.padEnd(10)} slope per add-on: ours ${(lo.slope / 1000).toFixed(3)} s, peer ${(lp.slope / 1000).toFixed(3)} s, ratio ${(lo.slope / lp.slope).toFixed(2)} (target <= 1.0)`,
+  );
+  console.log(
+    `${path.padEnd(10)} fixed part (intercept): ours ${sec(lo.intercept)}, peer ${sec(lp.intercept)}, ours − peer ${sec(lo.intercept - lp.intercept)}`,
   );
   for (const s of both) await clear(s, cluster, Math.max(...SIZES));
 }
