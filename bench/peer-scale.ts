@@ -159,10 +159,15 @@ async function dynamicHostStart(): Promise<number> {
   return timed(
     () =>
       new Promise<void>((resolve, reject) => {
-        const child = spawn(host, ["127.0.0.1:1"], { cwd: repoRoot(), stdio: ["ignore", "pipe", "ignore"] });
+        // Its own process group: the host is a script that starts node, and both must go.
+        const child = spawn(host, ["127.0.0.1:1"], {
+          cwd: repoRoot(),
+          stdio: ["ignore", "pipe", "ignore"],
+          detached: true,
+        });
         child.once("error", reject);
         child.stdout.once("data", () => {
-          child.kill();
+          if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
           resolve();
         });
       }),
