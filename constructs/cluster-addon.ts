@@ -5,18 +5,18 @@
  */
 import { ApiObject, Chart, JsonPatch } from "cdk8s";
 import { Construct, type IConstruct } from "constructs";
-import { localChartMeta } from "../core/chart-facts.js";
 import { SpecError } from "../core/errors.js";
-import { type HandoffRecord, makeHandoffRecord } from "../core/handoff.js";
-import type { KubeObject } from "../core/objects.js";
+import { type HandoffRecord, makeHandoffRecord } from "../core/handoff/record.js";
+import { localChartMeta } from "../core/spec/chart-facts.js";
 import {
   type AddonSpec,
   type InstallOptions,
   type ResolvedSpec,
   type Strategy,
   validateSpec,
-} from "../core/spec.js";
-import { effectiveValues } from "../core/values.js";
+} from "../core/spec/index.js";
+import { effectiveValues } from "../core/spec/values.js";
+import type { KubeObject } from "../core/util/kube-object.js";
 import {
   type ClusterApiVersion,
   clusterResourceSetObjects,

@@ -11,8 +11,8 @@
  */
 import { stringify } from "yaml";
 import { SpecError } from "../core/errors.js";
-import { describeObject, type KubeObject } from "../core/objects.js";
-import type { Strategy } from "../core/spec.js";
+import type { Strategy } from "../core/spec/index.js";
+import { describeObject, type KubeObject } from "../core/util/kube-object.js";
 
 /** A Kubernetes label selector. */
 export interface LabelSelector {

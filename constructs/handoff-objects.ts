@@ -11,9 +11,9 @@ import {
   argoCdApplicationObject,
   type FluxHandoffOptions,
   fluxHandoffObjects,
-} from "../core/gitops.js";
-import type { HandoffRecord } from "../core/handoff.js";
-import type { KubeObject } from "../core/objects.js";
+} from "../core/handoff/gitops.js";
+import type { HandoffRecord } from "../core/handoff/record.js";
+import type { KubeObject } from "../core/util/kube-object.js";
 
 function addObjects(scope: Construct, objects: readonly KubeObject[]): ApiObject[] {
   return objects.map((o) => new ApiObject(scope, o.kind, { ...o }));

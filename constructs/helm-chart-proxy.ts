@@ -6,8 +6,8 @@
  */
 import { stringify } from "yaml";
 import { SpecError } from "../core/errors.js";
-import type { KubeObject } from "../core/objects.js";
-import type { ResolvedSpec } from "../core/spec.js";
+import type { ResolvedSpec } from "../core/spec/index.js";
+import type { KubeObject } from "../core/util/kube-object.js";
 import { isEmptySelector, type LabelSelector } from "./cluster-resource-set.js";
 
 /** Options of {@link helmChartProxyObject}. */

@@ -7,9 +7,9 @@
  */
 import { parseAllDocuments } from "yaml";
 import { SpecError } from "../core/errors.js";
-import { describeObject, type KubeObject } from "../core/objects.js";
-import { isPlainObject } from "../core/spec.js";
-import { yamlErrorSummary } from "../core/yaml-error.js";
+import { isPlainObject } from "../core/spec/index.js";
+import { describeObject, type KubeObject } from "../core/util/kube-object.js";
+import { yamlErrorSummary } from "../core/util/yaml-error.js";
 
 /**
  * What to do with objects annotated `helm.sh/hook` (chart hooks such as a pre-install Job).

@@ -24,11 +24,11 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join, relative } from "node:path";
-import { exactChartVersion } from "../core/chart-facts.js";
-import { canonicalJson } from "../core/handoff.js";
+import { canonicalJson } from "../core/handoff/record.js";
 import type { TemplateOptions } from "../core/helm/index.js";
-import { cacheHome } from "../core/paths.js";
-import type { ResolvedChartSource, ResolvedSpec } from "../core/spec.js";
+import { exactChartVersion } from "../core/spec/chart-facts.js";
+import type { ResolvedChartSource, ResolvedSpec } from "../core/spec/index.js";
+import { cacheHome } from "../core/util/paths.js";
 
 /** Bump when the entry format or the key's inputs change. */
 const FORMAT = 1;

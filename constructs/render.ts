@@ -13,8 +13,8 @@ import {
   resolveHelmBinary,
   type TemplateOptions,
 } from "../core/helm/index.js";
-import { isSecretObject } from "../core/objects.js";
-import type { ResolvedSpec } from "../core/spec.js";
+import type { ResolvedSpec } from "../core/spec/index.js";
+import { isSecretObject } from "../core/util/kube-object.js";
 import {
   cachedHelmVersion,
   helmIdentity,

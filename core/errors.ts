@@ -324,3 +324,14 @@ export class CredentialsRejectedError extends HelmHandoffError {
     this.statusCode = statusCode;
   }
 }
+
+/**
+ * Whether the lifecycle retries `error`: transient helm failures, release-state conflicts and a
+ * busy release (all re-evaluated at the next attempt). Anything else fails at once.
+ */
+export function isRetryableFailure(error: unknown): boolean {
+  if (error instanceof ReleaseBusyError) return true;
+  return (
+    error instanceof HelmError && !error.canceled && (error.kind === "transient" || error.kind === "state")
+  );
+}

@@ -7,7 +7,9 @@
  *
  * @module
  */
-export { Duration } from "./duration.js";
+
+export { type ClusterIdentity, clusterIdentityFromKubeconfig } from "./cluster/identity.js";
+export { waitForApiServer } from "./cluster/readiness.js";
 export {
   CredentialsRejectedError,
   DeadlineExceededError,
@@ -22,19 +24,14 @@ export {
   SpecError,
   TransientHelmError,
 } from "./errors.js";
-export { type HandoffRecord, type HandoffRecordInput, makeHandoffRecord } from "./handoff.js";
+export { newDigestKey } from "./handoff/keyed-digest.js";
+export { type HandoffRecord, type HandoffRecordInput, makeHandoffRecord } from "./handoff/record.js";
 export { HelmRunner, type HelmRunnerOptions } from "./helm/index.js";
-export { type ClusterIdentity, clusterIdentityFromKubeconfig } from "./identity.js";
-export {
-  type EnsureReleaseOptions,
-  type EnsureReleaseResult,
-  ensureRelease,
-  type ProgressEvent,
-} from "./install.js";
-export { newDigestKey } from "./keyed-digest.js";
+export { type EnsureReleaseOptions, type EnsureReleaseResult, ensureRelease } from "./lifecycle/ensure.js";
 export { OwnershipError, type ReleaseOwner } from "./lifecycle/ownership.js";
-export { waitForApiServer } from "./readiness.js";
-export { type RemoveOutcome, type RemoveReleaseOptions, removeRelease } from "./remove.js";
+export type { EnsureAction, InstallPhase, ProgressEvent } from "./lifecycle/progress.js";
+export { type RemoveOutcome, type RemoveReleaseOptions, removeRelease } from "./lifecycle/remove.js";
+export { Duration } from "./spec/duration.js";
 export {
   type AddonSpec,
   type ChartSource,
@@ -45,4 +42,4 @@ export {
   type RetryPolicy,
   type Strategy,
   validateSpec,
-} from "./spec.js";
+} from "./spec/index.js";

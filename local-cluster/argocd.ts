@@ -23,7 +23,7 @@ import {
   type Manifest,
   namespace,
   waitHttp,
-} from "./gitops.js";
+} from "./gitops-controllers.js";
 import { freePort } from "./ports.js";
 
 /** The namespace Argo CD runs in and reads its Applications from. */

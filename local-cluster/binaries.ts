@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { cacheHome, findOnPath, isExecutable, toolchainBinDir } from "../core/paths.js";
+import { cacheHome, findOnPath, isExecutable, toolchainBinDir } from "../core/util/paths.js";
 
 export { toolchainBinDir };
 

@@ -20,10 +20,10 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { processExists } from "../core/paths.js";
+import { processExists } from "../core/util/process.js";
 import { cacheDir } from "./binaries.js";
 import { startLocalCluster } from "./cluster.js";
-import type { GitopsControllers, GitopsKind } from "./gitops.js";
+import type { GitopsControllers, GitopsKind } from "./gitops-controllers.js";
 import { isSameProcess, type ProcessIdentity, processIdentity } from "./process-identity.js";
 
 const USAGE = `usage: helm-handoff-local up [--name N] [--workloads] [--gitops flux|argocd] [--detach]

@@ -17,7 +17,7 @@ import {
   installCrds,
   namespace,
   waitHttp,
-} from "./gitops.js";
+} from "./gitops-controllers.js";
 import { freePort } from "./ports.js";
 
 /** The namespace the Flux controllers run in (their `RUNTIME_NAMESPACE`). */

@@ -17,5 +17,5 @@
 export { ApiResponse } from "./api.js";
 export type { ClusterProcess, LocalCluster, LocalClusterIdentity, LocalClusterOptions } from "./cluster.js";
 export { startLocalCluster } from "./cluster.js";
-export type { GitopsControllers, GitopsKind } from "./gitops.js";
+export type { GitopsControllers, GitopsKind } from "./gitops-controllers.js";
 export { KWOK_NODE_NAME } from "./workloads.js";

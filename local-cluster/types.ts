@@ -5,7 +5,7 @@
  * @module
  */
 import type { ApiResponse } from "./api.js";
-import type { GitopsControllers, GitopsKind } from "./gitops.js";
+import type { GitopsControllers, GitopsKind } from "./gitops-controllers.js";
 
 /** Options of `startLocalCluster`. */
 export interface LocalClusterOptions {

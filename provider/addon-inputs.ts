@@ -10,7 +10,7 @@
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { type ClusterIdentity, clusterIdentityFromKubeconfig } from "../core/identity.js";
+import { type ClusterIdentity, clusterIdentityFromKubeconfig } from "../core/cluster/identity.js";
 import { ownerIdOf, ownerNameOf } from "../core/lifecycle/ownership.js";
 import { STRATEGY_TABLE } from "../core/lifecycle/strategy.js";
 import {
@@ -19,9 +19,9 @@ import {
   isPlainObject,
   type Strategy,
   validateKnownFields,
-} from "../core/spec.js";
-import { mergeValues, readValueFiles } from "../core/values.js";
-import { desiredDigestOf, type ReleaseInputs, type StoredSpec } from "./state.js";
+} from "../core/spec/index.js";
+import { mergeValues, readValueFiles } from "../core/spec/values.js";
+import { desiredDigestOf, type ReleaseInputs, type StoredSpec } from "./stored-release.js";
 
 /**
  * The add-on's type in its logical URN, from which its owner mark is made. It is the package

@@ -14,9 +14,9 @@ import type * as pulumi from "@pulumi/pulumi";
 // (TypeScript 3.8, about 0.3 s), which the package's provider process never needs.
 import { all, Output, output, secret } from "@pulumi/pulumi/output.js";
 import { CustomResource, createUrn } from "@pulumi/pulumi/resource.js";
-import type { HandoffRecord } from "../core/handoff.js";
-import type { ChartSource, InstallOptions, RetryPolicy, Strategy } from "../core/spec.js";
-import { readValueFiles, rejectProtoKeys } from "../core/values.js";
+import type { HandoffRecord } from "../core/handoff/record.js";
+import type { ChartSource, InstallOptions, RetryPolicy, Strategy } from "../core/spec/index.js";
+import { readValueFiles, rejectProtoKeys } from "../core/spec/values.js";
 import {
   ADDON_TYPE,
   chartPasswordOf,
@@ -35,7 +35,12 @@ import {
   quietPromiseStacks,
   releaseProps,
 } from "./release.js";
-import { desiredDigestOf, type ReleaseStatus, SECRET_OUTPUT_KEYS, type StoredSpec } from "./state.js";
+import {
+  desiredDigestOf,
+  type ReleaseStatus,
+  SECRET_OUTPUT_KEYS,
+  type StoredSpec,
+} from "./stored-release.js";
 
 /** Arguments of {@link ClusterAddon}. The chart, values and options are the shared add-on spec of `helm-handoff`. */
 export interface ClusterAddonArgs {

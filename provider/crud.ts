@@ -27,14 +27,19 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { SpecError } from "../core/errors.js";
-import { valuesFingerprint } from "../core/handoff.js";
-import { keyedValuesDigest } from "../core/keyed-digest.js";
+import { keyedValuesDigest } from "../core/handoff/keyed-digest.js";
+import { valuesFingerprint } from "../core/handoff/record.js";
 import { mayCallHelm, STRATEGY_TABLE } from "../core/lifecycle/strategy.js";
-import { validateSpec } from "../core/spec.js";
+import { validateSpec } from "../core/spec/index.js";
 import keepCompileCache from "./compile-cache.cjs";
-import { digestKeyOf, outputsOf, toSpec } from "./outputs.js";
 import { progressLine } from "./progress.js";
-import { desiredDigestOf, hasKeyedDigests, type ReleaseInputs, type ReleaseOutputs } from "./state.js";
+import { digestKeyOf, outputsOf, toSpec } from "./release-spec.js";
+import {
+  desiredDigestOf,
+  hasKeyedDigests,
+  type ReleaseInputs,
+  type ReleaseOutputs,
+} from "./stored-release.js";
 
 // Only provider processes load this module (Pulumi's dynamic provider host, the package's plugin):
 // keep what they compile (the stored provider source turned the cache on before loading us).
@@ -52,7 +57,7 @@ function helmSteps(): Promise<typeof import("./helm-steps.js")> {
 function preloadForCreate(kubeconfig: unknown): void {
   helmSteps().catch(() => undefined);
   if (typeof kubeconfig !== "string") return;
-  import("../core/kube-client.js").then((m) => m.preloadKubeClient(kubeconfig)).catch(() => undefined);
+  import("../core/cluster/client.js").then((m) => m.preloadKubeClient(kubeconfig)).catch(() => undefined);
 }
 
 /**

@@ -17,19 +17,19 @@
 
 import { randomBytes } from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
-import { Duration } from "../core/duration.js";
+import { waitForApiServer } from "../core/cluster/readiness.js";
 import { DeadlineExceededError } from "../core/errors.js";
+import { keyedValuesDigest, newDigestKey } from "../core/handoff/keyed-digest.js";
 import { HelmRunner, type ReleaseInfo } from "../core/helm/index.js";
-import { ensureRelease } from "../core/install.js";
-import { keyedValuesDigest, newDigestKey } from "../core/keyed-digest.js";
+import { ensureRelease } from "../core/lifecycle/ensure.js";
+import { removeRelease } from "../core/lifecycle/remove.js";
 import { helmPolicy, type LifecycleStep } from "../core/lifecycle/strategy.js";
-import { waitForApiServer } from "../core/readiness.js";
-import { removeRelease } from "../core/remove.js";
-import { Semaphore } from "../core/semaphore.js";
-import { validateSpec } from "../core/spec.js";
-import { digestKeyOf, outputsOf, ownerOf, toSpec } from "./outputs.js";
+import { Duration } from "../core/spec/duration.js";
+import { validateSpec } from "../core/spec/index.js";
+import { Semaphore } from "../core/util/semaphore.js";
 import { progressLine } from "./progress.js";
-import { type ReleaseInputs, type ReleaseOutputs, type ReleaseStatus, releaseId } from "./state.js";
+import { digestKeyOf, outputsOf, ownerOf, toSpec } from "./release-spec.js";
+import { type ReleaseInputs, type ReleaseOutputs, type ReleaseStatus, releaseId } from "./stored-release.js";
 
 type Inputs = ReleaseInputs & Record<string, unknown>;
 type Outputs = ReleaseOutputs & Record<string, unknown>;

@@ -19,5 +19,5 @@ export {
   type RecoverInterruptedUpdateOptions,
   recoverInterruptedUpdate,
   type StackLock,
-} from "./recovery.js";
-export type { ReleaseStatus } from "./state.js";
+} from "./interrupted-update.js";
+export type { ReleaseStatus } from "./stored-release.js";

@@ -20,7 +20,7 @@
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { ReleaseInputs } from "./state.js";
+import type { ReleaseInputs } from "./stored-release.js";
 
 /**
  * Type token of `ClusterAddon` in a Node.js program: a dynamic resource (a token of the form

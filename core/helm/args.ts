@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { ResolvedRepoChart, ResolvedSpec } from "../spec.js";
+import type { ResolvedRepoChart, ResolvedSpec } from "../spec/index.js";
 import type { RegistryCredential } from "./registry-config.js";
 import type { TemplateOptions } from "./types.js";
 

@@ -13,7 +13,7 @@
 import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HelmNotFoundError, HelmVersionError } from "../errors.js";
-import { cacheHome, findOnPath, isExecutable } from "../paths.js";
+import { cacheHome, findOnPath, isExecutable } from "../util/paths.js";
 
 /**
  * Finds helm: `explicit`, else `$HELM_HANDOFF_HELM`, else `helm` on PATH.

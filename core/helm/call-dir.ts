@@ -11,7 +11,7 @@
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { processExists } from "../paths.js";
+import { processExists } from "../util/process.js";
 import { registryConfigFile } from "./registry-config.js";
 
 /** Prefix of the per-call temp dirs (`mkdtemp` appends six characters). */

@@ -10,11 +10,11 @@
  */
 import { tmpdir } from "node:os";
 import { SpecError } from "../errors.js";
-import { Redactor } from "../redact.js";
-import type { ResolvedSpec } from "../spec.js";
-import { readValuesFile } from "../values.js";
+import type { ResolvedSpec } from "../spec/index.js";
+import { readValuesFile } from "../spec/values.js";
 import { type ChartPlan, chartPlan } from "./args.js";
 import { closeCallDir, isolationFlags, openCallDir, writeCallFile } from "./call-dir.js";
+import { Redactor } from "./redact.js";
 import { type RegistryCredential, registryConfigDir, writeRegistryConfig } from "./registry-config.js";
 
 /** The state of one call; {@link HelmCall.close} removes its dir. */

@@ -15,7 +15,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { cacheHome } from "../paths.js";
+import { cacheHome } from "../util/paths.js";
 
 /** The variables helm inherits from the process environment; everything else is left out. */
 export const HELM_ENV_ALLOWED: ReadonlySet<string> = new Set([

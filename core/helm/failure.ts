@@ -8,10 +8,11 @@
  *
  * @module
  */
-import { Duration } from "../duration.js";
+
 import { HelmNotFoundError, makeHelmError } from "../errors.js";
-import type { Redactor } from "../redact.js";
+import { Duration } from "../spec/duration.js";
 import { classifyHelmFailure } from "./classify.js";
+import type { Redactor } from "./redact.js";
 
 /** What a spawn knows about a helm process that did not succeed. */
 export interface SpawnFailure {

@@ -6,7 +6,7 @@
  * @module
  */
 import { type HelmError, makeHelmError } from "../errors.js";
-import type { Redactor } from "../redact.js";
+import type { Redactor } from "./redact.js";
 import type { ReleaseInfo, ReleaseListItem, ReleaseRevision } from "./types.js";
 
 /** Parses helm's JSON stdout; `args` and `redactor` only serve the error. */

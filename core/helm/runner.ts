@@ -9,11 +9,11 @@
  *
  * @module
  */
-import { Duration } from "../duration.js";
+
+import type { JsonPatchOperation } from "../cluster/client.js";
 import { HelmCallNotAllowedError, type HelmError, HelmHandoffError, ReleaseBusyError } from "../errors.js";
-import type { JsonPatchOperation } from "../kube-client.js";
-import { Redactor } from "../redact.js";
-import type { ResolvedSpec } from "../spec.js";
+import { Duration } from "../spec/duration.js";
+import type { ResolvedSpec } from "../spec/index.js";
 import { installArgs, templateArgs, upgradeArgs, VERSION_ARGS } from "./args.js";
 import { checkHelmVersion, rememberedHelmVersion, rememberHelmVersion, resolveHelmBinary } from "./binary.js";
 import { HelmCall } from "./call.js";
@@ -28,6 +28,7 @@ import {
   parseValues,
   withMetadata,
 } from "./parse.js";
+import { Redactor } from "./redact.js";
 import { spawnHelm } from "./spawn.js";
 import type {
   HelmCallName,
@@ -272,7 +273,7 @@ export class HelmRunner {
     ];
     const secret = `sh.helm.release.v1.${releaseName}.v${revision}`;
     const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(secret)}`;
-    const { kubeClient } = await import("../kube-client.js");
+    const { kubeClient } = await import("../cluster/client.js");
     const client = await kubeClient(kubeconfig);
     let status: number;
     try {

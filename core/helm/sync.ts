@@ -8,13 +8,13 @@
  * @module
  */
 import { spawnSync } from "node:child_process";
-import { Redactor } from "../redact.js";
-import type { ResolvedSpec } from "../spec.js";
+import type { ResolvedSpec } from "../spec/index.js";
 import { templateArgs, VERSION_ARGS } from "./args.js";
 import { checkHelmVersion } from "./binary.js";
 import { HelmCall } from "./call.js";
 import { helmEnv } from "./env.js";
 import { helmFailure } from "./failure.js";
+import { Redactor } from "./redact.js";
 import type { TemplateOptions } from "./types.js";
 
 /** helm's output can be large (a big operator renders several MB). */

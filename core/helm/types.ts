@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { Duration } from "../duration.js";
-import type { Semaphore } from "../semaphore.js";
+import type { Duration } from "../spec/duration.js";
+import type { Semaphore } from "../util/semaphore.js";
 
 /** The {@link HelmRunner} methods that run helm, as the strategy table names them. */
 export type HelmCallName =

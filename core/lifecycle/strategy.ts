@@ -14,7 +14,7 @@
  * @module
  */
 import type { HelmCallName, HelmCallPolicy } from "../helm/types.js";
-import type { Strategy } from "../spec.js";
+import type { Strategy } from "../spec/index.js";
 
 /** A step of the resource lifecycle, as a Pulumi dynamic provider sees it. */
 export type LifecycleStep = "check" | "diff" | "create" | "read" | "update" | "delete";

@@ -7,10 +7,11 @@
  *
  * @module
  */
-import { exactChartVersion, localChartMeta } from "../chart-facts.js";
-import { valuesFingerprint } from "../handoff.js";
-import type { ResolvedSpec } from "../spec.js";
-import { effectiveValues } from "../values.js";
+
+import { valuesFingerprint } from "../handoff/record.js";
+import { exactChartVersion, localChartMeta } from "../spec/chart-facts.js";
+import type { ResolvedSpec } from "../spec/index.js";
+import { effectiveValues } from "../spec/values.js";
 
 /** What a spec asks a release to run, in the terms helm reports. */
 export interface DesiredRelease {

@@ -8,8 +8,8 @@
  */
 import { accessSync, constants, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { Duration } from "../duration.js";
 import { SpecError } from "../errors.js";
+import { Duration } from "./duration.js";
 import { MAX_DURATION } from "./types.js";
 
 export function readableFile(p: string, field: string, what: string): string {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { Duration } from "../duration.js";
+import { Duration } from "./duration.js";
 
 /** A chart in an HTTP(S) chart repository or an OCI registry. */
 export interface RepoChartSource {

@@ -5,10 +5,10 @@
  *
  * @module
  */
-import type { Duration } from "../duration.js";
+
 import { SpecError } from "../errors.js";
-import { readValuesFile, rejectProtoKeys, valuesPath } from "../values.js";
 import { validateChart } from "./chart.js";
+import type { Duration } from "./duration.js";
 import {
   describe,
   describeSecret,
@@ -33,6 +33,7 @@ import {
   STRATEGIES,
   type Strategy,
 } from "./types.js";
+import { readValuesFile, rejectProtoKeys, valuesPath } from "./values.js";
 
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

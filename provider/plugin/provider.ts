@@ -19,7 +19,7 @@ import type * as provider from "@pulumi/pulumi/provider/index.js";
 import { SpecError } from "../../core/errors.js";
 import { type ResolvedAddonArgs, releaseInputsOf, validateKnownArgs } from "../addon-inputs.js";
 import { LEGACY_PACKAGE_RELEASE_TYPE, PACKAGE_ADDON_TYPE } from "../release.js";
-import type { ReleaseInputs, ReleaseOutputs } from "../state.js";
+import type { ReleaseInputs, ReleaseOutputs } from "../stored-release.js";
 import { packageSchema } from "./schema.js";
 import { containsUnknown, UNKNOWN, unwrapSecrets, wrapSecrets } from "./secrets.js";
 

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { HelmRunner } from "../../core/helm/index.js";
-import { validateSpec } from "../../core/spec.js";
+import { validateSpec } from "../../core/spec/index.js";
 import { localChart } from "../support/charts.js";
 import { withLocalCluster } from "../support/cluster.js";
 

@@ -9,10 +9,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { HelmRunner, type ReleaseInfo } from "../../core/helm/index.js";
-import { ensureRelease } from "../../core/install.js";
+import { ensureRelease } from "../../core/lifecycle/ensure.js";
 import { OwnershipError, ownerLabels, type ReleaseOwner } from "../../core/lifecycle/ownership.js";
-import { removeRelease } from "../../core/remove.js";
-import { type AddonSpec, validateSpec } from "../../core/spec.js";
+import { removeRelease } from "../../core/lifecycle/remove.js";
+import { type AddonSpec, validateSpec } from "../../core/spec/index.js";
 import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
 import { localChart, runHelm } from "../support/charts.js";
 

@@ -17,8 +17,8 @@ import { inspect } from "node:util";
 import { stringify as stringifyYaml } from "yaml";
 import { DeadlineExceededError, HelmError } from "../../core/errors.js";
 import { HelmRunner, helmTemplateSync } from "../../core/helm/index.js";
-import { toolchainBinDir } from "../../core/paths.js";
-import { validateSpec } from "../../core/spec.js";
+import { validateSpec } from "../../core/spec/index.js";
+import { toolchainBinDir } from "../../core/util/paths.js";
 
 /** A multi-line secret value: a made-up key, plus a line Go's JSON encoder escapes (`"`, `<`, `>`, `&`). */
 const SECRET_VALUE = [

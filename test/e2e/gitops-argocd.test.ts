@@ -15,7 +15,7 @@ import {
   type HandoffRecord,
   type HandoffStatus,
   verifyHandoff,
-} from "../../core/gitops.js";
+} from "../../core/handoff/gitops.js";
 import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
 import { type AddonStack, addonStack, liveRelease } from "../support/addon.js";
 import { repoRoot } from "../support/charts.js";

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fluxHandoffObjects, type HandoffRecord, verifyHandoff } from "../../core/gitops.js";
+import { fluxHandoffObjects, type HandoffRecord, verifyHandoff } from "../../core/handoff/gitops.js";
 import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
 import { type AddonStack, addonStack, liveRelease } from "../support/addon.js";
 import { repoRoot } from "../support/charts.js";

@@ -9,7 +9,7 @@ import { after, before, describe, it, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import { processExists } from "../../core/paths.js";
+import { processExists } from "../../core/util/process.js";
 import {
   type ApiResponse,
   type ObjectStatus,

@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { App, Chart } from "cdk8s";
 import { resolveHelmBinary } from "../../core/helm/index.js";
-import type { KubeObject } from "../../core/objects.js";
+import type { KubeObject } from "../../core/util/kube-object.js";
 import { repoRoot } from "./charts.js";
 
 /** Absolute path of test/charts/NAME. */

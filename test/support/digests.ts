@@ -5,7 +5,7 @@
  * uppercase hex, base64 and base64url.
  */
 import { createHash } from "node:crypto";
-import { canonicalJson } from "../../core/canonical-json.js";
+import { canonicalJson } from "../../core/util/canonical-json.js";
 
 /** Every printed form of the SHA-256 of `text`. */
 export function sha256Forms(text: string): string[] {

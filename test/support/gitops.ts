@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { KubeObject } from "../../core/gitops.js";
+import type { KubeObject } from "../../core/handoff/gitops.js";
 import type { LocalCluster } from "../../local-cluster/index.js";
 import type { ClusterAddonArgs } from "../../provider/index.js";
 import { repoRoot } from "./charts.js";

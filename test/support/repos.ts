@@ -14,7 +14,7 @@ import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
-import { findOnPath } from "../../core/paths.js";
+import { findOnPath } from "../../core/util/paths.js";
 import {
   type ChartRef,
   type ExtraVersions,

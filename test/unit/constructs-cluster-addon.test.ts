@@ -8,7 +8,7 @@ import { RESOURCE_SET_SECRET_TYPE } from "../../constructs/cluster-resource-set.
 import { ClusterAddon } from "../../constructs/index.js";
 import { manifestContainsSecret } from "../../constructs/render.js";
 import { SpecError } from "../../core/errors.js";
-import type { KubeObject } from "../../core/objects.js";
+import type { KubeObject } from "../../core/util/kube-object.js";
 import { isolateCache, newChart, testChart, writeChart } from "../support/constructs.js";
 import { createHelmSpy, type HelmSpy } from "../support/helm-spy.js";
 

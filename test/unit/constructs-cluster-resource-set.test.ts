@@ -9,7 +9,7 @@ import {
   RESOURCE_SET_SECRET_TYPE,
 } from "../../constructs/cluster-resource-set.js";
 import { ClusterAddon } from "../../constructs/index.js";
-import type { KubeObject } from "../../core/objects.js";
+import type { KubeObject } from "../../core/util/kube-object.js";
 import { isolateCache, newChart, testChart, writeChart } from "../support/constructs.js";
 
 function cm(name: string, bytes: number): KubeObject {

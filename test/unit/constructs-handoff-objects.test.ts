@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Testing } from "cdk8s";
 import { ArgoCdHandoff, FluxHandoff } from "../../constructs/index.js";
-import { argoCdApplicationObject, fluxHandoffObjects } from "../../core/gitops.js";
-import { makeHandoffRecord } from "../../core/handoff.js";
+import { argoCdApplicationObject, fluxHandoffObjects } from "../../core/handoff/gitops.js";
+import { makeHandoffRecord } from "../../core/handoff/record.js";
 import { newChart } from "../support/constructs.js";
 
 const base = {

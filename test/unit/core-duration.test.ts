@@ -6,9 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Duration } from "../../core/duration.js";
 import { SpecError } from "../../core/errors.js";
-import { validateSpec } from "../../core/spec.js";
+import { Duration } from "../../core/spec/duration.js";
+import { validateSpec } from "../../core/spec/index.js";
 
 test("Duration.parse reads minutes, seconds and compound durations", () => {
   assert.equal(Duration.parse("5m").toMilliseconds(), 300_000);

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { createHash, createHmac } from "node:crypto";
 import { test } from "node:test";
-import { canonicalJson, digestOf, makeHandoffRecord, valuesFingerprint } from "../../core/handoff.js";
-import { isKeyedDigest, keyedValuesDigest, newDigestKey } from "../../core/keyed-digest.js";
+import { isKeyedDigest, keyedValuesDigest, newDigestKey } from "../../core/handoff/keyed-digest.js";
+import { canonicalJson, digestOf, makeHandoffRecord, valuesFingerprint } from "../../core/handoff/record.js";
 
 test("valuesFingerprint does not depend on key order", () => {
   const a = valuesFingerprint({ b: 1, a: { y: [1, 2], x: "s" } });

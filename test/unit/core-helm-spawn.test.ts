@@ -9,10 +9,10 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { Duration } from "../../core/duration.js";
 import { HelmNotFoundError, PermanentHelmError, TransientHelmError } from "../../core/errors.js";
 import { HelmRunner } from "../../core/helm/index.js";
 import { type SpawnOptions, spawnHelm } from "../../core/helm/spawn.js";
+import { Duration } from "../../core/spec/duration.js";
 
 const root = mkdtempSync(join(tmpdir(), "hh-spawn-test-"));
 after(() => rmSync(root, { recursive: true, force: true }));

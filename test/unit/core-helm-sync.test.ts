@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { HELM_ENV_ALLOWED } from "../../core/helm/env.js";
 import { helmTemplateSync, helmVersionSync } from "../../core/helm/index.js";
-import { validateSpec } from "../../core/spec.js";
+import { validateSpec } from "../../core/spec/index.js";
 
 // The synchronous runner of the cdk8s construct shares everything but the spawn with the async
 // one: these tests pin the rules that had drifted between the two copies.

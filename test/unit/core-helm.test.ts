@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { before, test } from "node:test";
 import { HelmNotFoundError, HelmVersionError, PermanentHelmError } from "../../core/errors.js";
 import { HelmRunner } from "../../core/helm/index.js";
-import { toolchainBinDir } from "../../core/paths.js";
-import { validateSpec } from "../../core/spec.js";
+import { validateSpec } from "../../core/spec/index.js";
+import { toolchainBinDir } from "../../core/util/paths.js";
 
 const KUBECONFIG = `apiVersion: v1
 kind: Config

@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { before, test } from "node:test";
 import { stringify } from "yaml";
+import { clusterIdentityFromKubeconfig } from "../../core/cluster/identity.js";
 import { SpecError } from "../../core/errors.js";
-import { clusterIdentityFromKubeconfig } from "../../core/identity.js";
 
 let dir = "";
 let caA = "";
@@ -165,7 +165,7 @@ test("a CA that is not a certificate is rejected", () => {
 });
 
 test("a kubeconfig whose client certificate files cannot be read here still has an identity and no plain access", async () => {
-  const { readKubeconfig } = await import("../../core/kubeconfig.js");
+  const { readKubeconfig } = await import("../../core/cluster/kubeconfig.js");
   const kubeconfig = stringify({
     apiVersion: "v1",
     kind: "Config",
@@ -181,7 +181,7 @@ test("a kubeconfig whose client certificate files cannot be read here still has 
 });
 
 test("a kubeconfig is parsed once per process, and one naming a CA file is read again each time", async () => {
-  const { readKubeconfig } = await import("../../core/kubeconfig.js");
+  const { readKubeconfig } = await import("../../core/cluster/kubeconfig.js");
   const embedded = kubeconfig({ ca: caA, token: "parsed-once" });
   assert.equal(readKubeconfig(embedded), readKubeconfig(embedded), "the same target object");
   const caFile = join(dir, "rotating.crt");

@@ -2,10 +2,11 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { makeHelmError } from "../../core/errors.js";
 import type { HelmRunner, ReleaseInfo, ReleaseRevision } from "../../core/helm/index.js";
-import { ensureRelease, type ProgressEvent } from "../../core/install.js";
+import { ensureRelease } from "../../core/lifecycle/ensure.js";
 import { OwnershipError, ownerLabels, type ReleaseOwner } from "../../core/lifecycle/ownership.js";
-import { removeRelease } from "../../core/remove.js";
-import { validateSpec } from "../../core/spec.js";
+import type { ProgressEvent } from "../../core/lifecycle/progress.js";
+import { removeRelease } from "../../core/lifecycle/remove.js";
+import { validateSpec } from "../../core/spec/index.js";
 
 const OWNER: ReleaseOwner = { id: "a".repeat(40), name: "platform.prod.x", instance: "1111" };
 const OTHER: ReleaseOwner = { id: "b".repeat(40), name: "platform.staging.x", instance: "2222" };

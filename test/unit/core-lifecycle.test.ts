@@ -3,10 +3,8 @@ import { chmodSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { Duration } from "../../core/duration.js";
-import { ReleaseBusyError } from "../../core/errors.js";
+import { isRetryableFailure, ReleaseBusyError } from "../../core/errors.js";
 import { HelmRunner, type ReleaseInfo } from "../../core/helm/index.js";
-import { isRetryableFailure } from "../../core/install.js";
 import {
   labelValue,
   mayWrite,
@@ -16,7 +14,7 @@ import {
   ownershipOf,
   type ReleaseOwner,
 } from "../../core/lifecycle/ownership.js";
-import { classifyRelease } from "../../core/lifecycle/state.js";
+import { classifyRelease } from "../../core/lifecycle/release-state.js";
 import {
   allowedHelmCalls,
   helmPolicy,
@@ -24,7 +22,8 @@ import {
   mayCallHelm,
   STRATEGY_TABLE,
 } from "../../core/lifecycle/strategy.js";
-import { STRATEGIES, validateSpec } from "../../core/spec.js";
+import { Duration } from "../../core/spec/duration.js";
+import { STRATEGIES, validateSpec } from "../../core/spec/index.js";
 
 const STEPS: readonly LifecycleStep[] = ["check", "diff", "create", "read", "update", "delete"];
 const AFTER_FIRST_SUCCESS: readonly LifecycleStep[] = ["check", "diff", "read", "update", "delete"];

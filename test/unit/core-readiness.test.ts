@@ -5,9 +5,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { Duration } from "../../core/duration.js";
+import { waitForApiServer } from "../../core/cluster/readiness.js";
 import { CredentialsRejectedError, DeadlineExceededError } from "../../core/errors.js";
-import { waitForApiServer } from "../../core/readiness.js";
+import { Duration } from "../../core/spec/duration.js";
 
 function kubeconfig(server: string, token = "t0ken-for-readiness"): string {
   return `apiVersion: v1

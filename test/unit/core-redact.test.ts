@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { Redactor } from "../../core/redact.js";
+import { Redactor } from "../../core/helm/redact.js";
 
 test("addValues registers every string leaf of at least six characters, in objects and arrays", () => {
   const r = new Redactor().addValues({

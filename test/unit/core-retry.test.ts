@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Duration } from "../../core/duration.js";
 import { DeadlineExceededError } from "../../core/errors.js";
-import { backoffDelay, retry } from "../../core/retry.js";
+import { Duration } from "../../core/spec/duration.js";
+import { backoffDelay, retry } from "../../core/util/retry.js";
 
 class Transient extends Error {}
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Semaphore } from "../../core/semaphore.js";
+import { Semaphore } from "../../core/util/semaphore.js";
 
 test("a semaphore runs at most its limit at once and the waiters in arrival order", async () => {
   const slots = new Semaphore(2);

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { validateSpec } from "../../core/spec.js";
+import { validateSpec } from "../../core/spec/index.js";
 import { baseSpec as base, repoChart, throwsSpecError } from "../support/spec.js";
 
 test("a repository URL with credentials in it is refused, naming the secret fields to use instead", () => {

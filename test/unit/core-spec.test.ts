@@ -8,8 +8,8 @@ import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { Duration } from "../../core/duration.js";
-import { isVersionConstraint, validateSpec } from "../../core/spec.js";
+import { Duration } from "../../core/spec/duration.js";
+import { isVersionConstraint, validateSpec } from "../../core/spec/index.js";
 import { baseSpec as base, repoChart, throwsSpecError } from "../support/spec.js";
 
 function rejects(input: unknown, field: string, message: string): void {

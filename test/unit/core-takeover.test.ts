@@ -6,8 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { makeHandoffRecord } from "../../core/handoff.js";
-import { judgeHandoff } from "../../core/takeover/judge.js";
+import { judgeHandoff } from "../../core/handoff/judge.js";
 import {
   type ArgoClaim,
   decodeRelease,
@@ -16,8 +15,9 @@ import {
   manifestObjects,
   type Observation,
   type StoredRevision,
-} from "../../core/takeover/observe.js";
-import { findRecords, verifyHandoff } from "../../core/takeover/verify.js";
+} from "../../core/handoff/observe.js";
+import { makeHandoffRecord } from "../../core/handoff/record.js";
+import { findRecords, verifyHandoff } from "../../core/handoff/verify.js";
 
 const record = makeHandoffRecord({
   clusterId: "sha256:0123456789abcdef",

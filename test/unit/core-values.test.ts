@@ -10,9 +10,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { canonicalJson } from "../../core/canonical-json.js";
-import { validateSpec } from "../../core/spec.js";
-import { mergeValues, readValueFiles } from "../../core/values.js";
+import { validateSpec } from "../../core/spec/index.js";
+import { mergeValues, readValueFiles } from "../../core/spec/values.js";
+import { canonicalJson } from "../../core/util/canonical-json.js";
 import { baseSpec as base, throwsSpecError } from "../support/spec.js";
 
 const dir = mkdtempSync(join(tmpdir(), "hh-values-test-"));

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { check } from "../../provider/crud.js";
-import { desiredDigestOf, type ReleaseInputs } from "../../provider/state.js";
+import { desiredDigestOf, type ReleaseInputs } from "../../provider/stored-release.js";
 
 type Inputs = ReleaseInputs & Record<string, unknown>;
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { makeHandoffRecord, valuesFingerprint } from "../../core/handoff.js";
-import { keyedValuesDigest } from "../../core/keyed-digest.js";
+import { keyedValuesDigest } from "../../core/handoff/keyed-digest.js";
+import { makeHandoffRecord, valuesFingerprint } from "../../core/handoff/record.js";
 import { diff } from "../../provider/crud.js";
-import type { ReleaseInputs, ReleaseOutputs } from "../../provider/state.js";
+import type { ReleaseInputs, ReleaseOutputs } from "../../provider/stored-release.js";
 
 // provider/crud.ts `diff` without an engine or a cluster: it decides from the stored outputs
 // (what the release ran at the last helm call or refresh) and the new inputs alone.

@@ -5,11 +5,13 @@
  *
  * @module
  */
-import { Duration } from "./duration.js";
-import type { HelmRunner } from "./helm/index.js";
-import { isRetryableFailure, type ProgressEvent } from "./install.js";
-import { describeOwnership, mayWrite, ownershipOf, type ReleaseOwner } from "./lifecycle/ownership.js";
-import { retry } from "./retry.js";
+
+import { isRetryableFailure } from "../errors.js";
+import type { HelmRunner } from "../helm/index.js";
+import { Duration } from "../spec/duration.js";
+import { retry } from "../util/retry.js";
+import { describeOwnership, mayWrite, ownershipOf, type ReleaseOwner } from "./ownership.js";
+import type { ProgressEvent } from "./progress.js";
 
 /** Options of {@link removeRelease}. */
 export interface RemoveReleaseOptions {

@@ -25,10 +25,20 @@
  *
  * @module
  */
-import { Duration } from "./duration.js";
-import { DeadlineExceededError, HelmError, HelmHandoffError, ReleaseBusyError } from "./errors.js";
-import { valuesFingerprint } from "./handoff.js";
-import type { HelmRunner, ReleaseInfo } from "./helm/index.js";
+
+import { waitForApiServer } from "../cluster/readiness.js";
+import {
+  DeadlineExceededError,
+  HelmError,
+  HelmHandoffError,
+  isRetryableFailure,
+  ReleaseBusyError,
+} from "../errors.js";
+import { valuesFingerprint } from "../handoff/record.js";
+import type { HelmRunner, ReleaseInfo } from "../helm/index.js";
+import { Duration } from "../spec/duration.js";
+import type { ResolvedSpec } from "../spec/index.js";
+import { retry } from "../util/retry.js";
 import {
   describeOwnership,
   mayWrite,
@@ -37,11 +47,9 @@ import {
   ownerLabels,
   ownershipOf,
   type ReleaseOwner,
-} from "./lifecycle/ownership.js";
-import { classifyRelease } from "./lifecycle/state.js";
-import { type LifecycleStep, mayCall, STRATEGY_TABLE } from "./lifecycle/strategy.js";
-import { desiredRelease } from "./lifecycle/upgrade.js";
-import { waitForApiServer } from "./readiness.js";
+} from "./ownership.js";
+import type { EnsureAction, ProgressEvent } from "./progress.js";
+import { classifyRelease } from "./release-state.js";
 import {
   type Attempt,
   type AttemptResult,
@@ -49,32 +57,9 @@ import {
   markOurs,
   recover,
   stillAsSeen,
-} from "./recover.js";
-import { retry } from "./retry.js";
-import type { ResolvedSpec } from "./spec.js";
-
-/** Phases reported by {@link ensureRelease} and {@link removeRelease}. */
-export type InstallPhase =
-  | "waiting-for-api-server"
-  | "installing"
-  | "upgrading"
-  | "adopting"
-  | "recovering"
-  | "retrying"
-  | "uninstalling"
-  | "done";
-
-/** A progress report. */
-export interface ProgressEvent {
-  /** The phase. */
-  readonly phase: InstallPhase;
-  /** The attempt number (1-based; 0 while waiting for the API server). */
-  readonly attempt: number;
-  /** A one-line, human-readable, redacted message. */
-  readonly message: string;
-  /** The last error's message (redacted), when retrying or recovering. */
-  readonly lastError?: string;
-}
+} from "./repair.js";
+import { type LifecycleStep, mayCall, STRATEGY_TABLE } from "./strategy.js";
+import { desiredRelease } from "./upgrade.js";
 
 /** Options of {@link ensureRelease}. */
 export interface EnsureReleaseOptions {
@@ -97,9 +82,6 @@ export interface EnsureReleaseOptions {
   readonly expectExisting?: boolean;
 }
 
-/** What {@link ensureRelease} did. */
-export type EnsureAction = "installed" | "upgraded" | "adopted" | "unchanged";
-
 /** The result of {@link ensureRelease}. */
 export interface EnsureReleaseResult {
   /** The release as it is now. */
@@ -110,17 +92,6 @@ export interface EnsureReleaseResult {
   readonly adopted: boolean;
   /** What was done. */
   readonly action: EnsureAction;
-}
-
-/**
- * Whether the lifecycle retries `error`: transient helm failures, release-state conflicts and a
- * busy release (all re-evaluated at the next attempt). Anything else fails at once.
- */
-export function isRetryableFailure(error: unknown): boolean {
-  if (error instanceof ReleaseBusyError) return true;
-  return (
-    error instanceof HelmError && !error.canceled && (error.kind === "transient" || error.kind === "state")
-  );
 }
 
 /**

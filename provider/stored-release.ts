@@ -7,9 +7,10 @@
  *
  * @module
  */
-import { digestOf, type HandoffRecord } from "../core/handoff.js";
-import { isKeyedDigest } from "../core/keyed-digest.js";
-import type { ChartSource, InstallOptions, RetryPolicy, Strategy } from "../core/spec.js";
+
+import { isKeyedDigest } from "../core/handoff/keyed-digest.js";
+import { digestOf, type HandoffRecord } from "../core/handoff/record.js";
+import type { ChartSource, InstallOptions, RetryPolicy, Strategy } from "../core/spec/index.js";
 
 /** The chart reference as stored: the repository password lives in {@link ReleaseInputs.chartPassword}. */
 export type StoredChartSource =

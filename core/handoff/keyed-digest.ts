@@ -9,7 +9,7 @@
  * @module
  */
 import { createHmac, randomBytes } from "node:crypto";
-import { canonicalJson } from "./canonical-json.js";
+import { canonicalJson } from "../util/canonical-json.js";
 
 /** The prefix of every keyed digest: `hmac-sha256:` then 64 hex digits. */
 export const KEYED_DIGEST_PREFIX = "hmac-sha256:";

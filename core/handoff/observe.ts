@@ -9,9 +9,9 @@
  */
 import { gunzipSync } from "node:zlib";
 import { parseAllDocuments } from "yaml";
-import { Duration } from "../duration.js";
-import type { HandoffRecord } from "../handoff.js";
-import type { KubeClient, KubeResponse } from "../kube-client.js";
+import type { KubeClient, KubeResponse } from "../cluster/client.js";
+import { Duration } from "../spec/duration.js";
+import type { HandoffRecord } from "./record.js";
 
 /** `group/Kind namespace/name` of one object (`namespace` empty for cluster-scoped objects). */
 export interface ObjectRef {

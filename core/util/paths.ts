@@ -1,7 +1,6 @@
 /**
- * Where helm-handoff keeps things on disk, the executable check and the PATH scan every binary
- * lookup uses, and the one "is this process still alive" check (temp-dir sweeps, stack locks,
- * local-cluster guards). Shared by the helm runners (async and sync) and the local clusters.
+ * Where helm-handoff keeps things on disk, and the executable check and the PATH scan every binary
+ * lookup uses. Shared by the helm runners (async and sync), the render cache and the local clusters.
  *
  * @module
  */
@@ -51,15 +50,4 @@ export function findOnPath(name: string, env: NodeJS.ProcessEnv = process.env): 
     if (isExecutable(candidate)) return candidate;
   }
   return undefined;
-}
-
-/** Whether a process with this pid exists (signal 0; a process of another user counts as alive). */
-export function processExists(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

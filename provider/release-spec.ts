@@ -5,11 +5,12 @@
  *
  * @module
  */
-import { makeHandoffRecord } from "../core/handoff.js";
-import { keyedValuesDigest, newDigestKey } from "../core/keyed-digest.js";
+
+import { keyedValuesDigest, newDigestKey } from "../core/handoff/keyed-digest.js";
+import { makeHandoffRecord } from "../core/handoff/record.js";
 import type { ReleaseOwner } from "../core/lifecycle/ownership.js";
-import type { AddonSpec } from "../core/spec.js";
-import type { ReleaseInputs, ReleaseOutputs, ReleaseStatus } from "./state.js";
+import type { AddonSpec } from "../core/spec/index.js";
+import type { ReleaseInputs, ReleaseOutputs, ReleaseStatus } from "./stored-release.js";
 
 /** The add-on spec the core understands, rebuilt from the stored inputs. */
 export function toSpec(inputs: ReleaseInputs): AddonSpec {

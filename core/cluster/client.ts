@@ -13,8 +13,8 @@
 import * as http from "node:http";
 import * as https from "node:https";
 import type { KubeConfig } from "@kubernetes/client-node";
-import type { Duration } from "./duration.js";
-import { SpecError } from "./errors.js";
+import { SpecError } from "../errors.js";
+import type { Duration } from "../spec/duration.js";
 import { type PlainAccess, readKubeconfig } from "./kubeconfig.js";
 
 /** The answer to {@link KubeClient.get}. */

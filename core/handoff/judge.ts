@@ -9,9 +9,10 @@
  *
  * @module
  */
-import type { HandoffRecord } from "../handoff.js";
+
 import { markedByHelmHandoff, OWNER_NAME_LABEL } from "../lifecycle/ownership.js";
 import type { ArgoClaim, FluxClaim, LiveObject, Observation } from "./observe.js";
+import type { HandoffRecord } from "./record.js";
 
 /** The closed set of handoff states. */
 export type HandoffState =

@@ -8,9 +8,9 @@
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
-import { SpecError } from "./errors.js";
-import { describe, urlForMessage } from "./spec/fields.js";
-import { yamlErrorSummary } from "./yaml-error.js";
+import { SpecError } from "../errors.js";
+import { describe, urlForMessage } from "../spec/fields.js";
+import { yamlErrorSummary } from "../util/yaml-error.js";
 
 /** One context of a kubeconfig, resolved. */
 export interface KubeconfigTarget {

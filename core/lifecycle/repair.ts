@@ -7,9 +7,9 @@
  *
  * @module
  */
-import { ReleaseBusyError } from "./errors.js";
-import type { HelmRunner, ReleaseInfo, ReleaseRevision } from "./helm/index.js";
-import type { EnsureAction, ProgressEvent } from "./install.js";
+import { ReleaseBusyError } from "../errors.js";
+import type { HelmRunner, ReleaseInfo, ReleaseRevision } from "../helm/index.js";
+import type { ResolvedSpec } from "../spec/index.js";
 import {
   describeOwnership,
   mayWrite,
@@ -17,9 +17,9 @@ import {
   ownershipOf,
   type ReleaseOwner,
   type WriteIntent,
-} from "./lifecycle/ownership.js";
-import type { LifecycleStep } from "./lifecycle/strategy.js";
-import type { ResolvedSpec } from "./spec.js";
+} from "./ownership.js";
+import type { EnsureAction, ProgressEvent } from "./progress.js";
+import type { LifecycleStep } from "./strategy.js";
 
 /** What one attempt did. */
 export interface AttemptResult {

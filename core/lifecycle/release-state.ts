@@ -14,8 +14,9 @@
  *
  * @module
  */
-import type { Duration } from "../duration.js";
+
 import type { ReleaseInfo } from "../helm/types.js";
+import type { Duration } from "../spec/duration.js";
 import { type DesiredRelease, needsUpgrade, type UpgradeReason } from "./upgrade.js";
 
 /** A release helm reported, with the state the lifecycle gives it. */

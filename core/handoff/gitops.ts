@@ -16,13 +16,13 @@
  *
  * @module
  */
-import { SpecError } from "./errors.js";
-import type { HandoffRecord } from "./handoff.js";
-import type { KubeObject } from "./objects.js";
+import { SpecError } from "../errors.js";
+import type { KubeObject } from "../util/kube-object.js";
+import type { HandoffRecord } from "./record.js";
 
-export type { HandoffRecord } from "./handoff.js";
-export type { KubeMetadata, KubeObject } from "./objects.js";
-export type { HandoffState, HandoffStatus, ObjectCounts, ReleaseOwnerNow } from "./takeover/judge.js";
+export type { KubeMetadata, KubeObject } from "../util/kube-object.js";
+export type { HandoffState, HandoffStatus, ObjectCounts, ReleaseOwnerNow } from "./judge.js";
+export type { HandoffRecord } from "./record.js";
 export {
   type RetiredStorage,
   RetireRefusedError,
@@ -30,7 +30,7 @@ export {
   type VerifyHandoffOptions,
   verifyHandoff,
   WrongClusterError,
-} from "./takeover/verify.js";
+} from "./verify.js";
 
 /** The media type of a Helm chart's content layer in an OCI artifact. */
 export const HELM_CHART_LAYER_MEDIA_TYPE = "application/vnd.cncf.helm.chart.content.v1.tar+gzip";

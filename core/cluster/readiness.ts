@@ -3,10 +3,11 @@
  *
  * @module
  */
-import { Duration } from "./duration.js";
-import { CredentialsRejectedError } from "./errors.js";
-import { type KubeClient, type KubeResponse, kubeClient } from "./kube-client.js";
-import { retry } from "./retry.js";
+
+import { CredentialsRejectedError } from "../errors.js";
+import { Duration } from "../spec/duration.js";
+import { retry } from "../util/retry.js";
+import { type KubeClient, type KubeResponse, kubeClient } from "./client.js";
 
 /** What {@link WaitForApiServerOptions.onWait} is told after each failed probe. */
 export interface ApiServerWaitInfo {

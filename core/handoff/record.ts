@@ -4,11 +4,11 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { canonicalJson } from "./canonical-json.js";
+import type { ChartSource, ResolvedChartSource, Strategy } from "../spec/index.js";
+import { canonicalJson } from "../util/canonical-json.js";
 import { keyedValuesDigest } from "./keyed-digest.js";
-import type { ChartSource, ResolvedChartSource, Strategy } from "./spec.js";
 
-export { canonicalJson } from "./canonical-json.js";
+export { canonicalJson } from "../util/canonical-json.js";
 
 /** The chart source as recorded: repository and name, or path. Credentials are never recorded. */
 export type HandoffChartSource =

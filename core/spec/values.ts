@@ -10,9 +10,9 @@
  */
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
-import { SpecError } from "./errors.js";
-import { isPlainObject } from "./spec/fields.js";
-import { yamlErrorSummary } from "./yaml-error.js";
+import { SpecError } from "../errors.js";
+import { yamlErrorSummary } from "../util/yaml-error.js";
+import { isPlainObject } from "./fields.js";
 
 /** The key values may not hold. */
 const PROTO_KEY = "__proto__";

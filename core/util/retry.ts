@@ -4,8 +4,8 @@
  * @module
  */
 import { setTimeout as delay } from "node:timers/promises";
-import { Duration } from "./duration.js";
-import { type AttemptRecord, DeadlineExceededError } from "./errors.js";
+import { type AttemptRecord, DeadlineExceededError } from "../errors.js";
+import { Duration } from "../spec/duration.js";
 
 /** What {@link RetryOptions.onRetry} is told before each wait. */
 export interface RetryInfo {

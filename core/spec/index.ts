@@ -5,7 +5,7 @@
  *
  * @module
  */
-export { isVersionConstraint } from "./spec/chart.js";
-export { isPlainObject } from "./spec/fields.js";
-export * from "./spec/types.js";
-export { validateKnownFields, validateReleaseName, validateSpec } from "./spec/validate.js";
+export { isVersionConstraint } from "./chart.js";
+export { isPlainObject } from "./fields.js";
+export * from "./types.js";
+export { validateKnownFields, validateReleaseName, validateSpec } from "./validate.js";

@@ -10,14 +10,15 @@
  *
  * @module
  */
-import { Duration } from "../duration.js";
+
+import { type KubeClient, kubeClient } from "../cluster/client.js";
+import { clusterIdentityFromKubeconfig } from "../cluster/identity.js";
 import { HelmHandoffError } from "../errors.js";
-import type { HandoffRecord } from "../handoff.js";
-import { clusterIdentityFromKubeconfig } from "../identity.js";
-import { type KubeClient, kubeClient } from "../kube-client.js";
 import { markedByHelmHandoff } from "../lifecycle/ownership.js";
+import { Duration } from "../spec/duration.js";
 import { type HandoffStatus, judgeHandoff } from "./judge.js";
 import { observe } from "./observe.js";
+import type { HandoffRecord } from "./record.js";
 
 /** Options of {@link verifyHandoff} and {@link retireHelmStorage}. */
 export interface VerifyHandoffOptions {
