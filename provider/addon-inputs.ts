@@ -23,12 +23,6 @@ import {
 import { mergeValues, readValueFiles } from "../core/spec/values.js";
 import { desiredDigestOf, type ReleaseInputs, type StoredSpec } from "./stored-release.js";
 
-/**
- * The add-on's type in its logical URN, from which its owner mark is made. It is the package
- * resource's type, and was the type of the component a Node.js add-on used to be.
- */
-export const ADDON_TYPE = "helm-handoff:index:ClusterAddon";
-
 /** `ClusterAddonArgs` with every value resolved: what {@link releaseInputsOf} takes. */
 export interface ResolvedAddonArgs extends Omit<AddonSpec, "releaseName"> {
   readonly kubeconfig: string;

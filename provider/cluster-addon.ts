@@ -18,7 +18,6 @@ import type { HandoffRecord } from "../core/handoff/record.js";
 import type { ChartSource, InstallOptions, RetryPolicy, Strategy } from "../core/spec/index.js";
 import { readValueFiles, rejectProtoKeys } from "../core/spec/values.js";
 import {
-  ADDON_TYPE,
   chartPasswordOf,
   identityOf,
   mergedValuesOf,
@@ -28,9 +27,9 @@ import {
   validateKnownArgs,
 } from "./addon-inputs.js";
 import {
+  ADDON_TYPE,
   type AddonReleaseArgs,
   DYNAMIC_RELEASE_TYPE,
-  LEGACY_DYNAMIC_RELEASE_TYPE,
   PROVIDER_SOURCE,
   quietPromiseStacks,
   releaseProps,
@@ -132,7 +131,7 @@ export class ClusterAddon extends CustomResource {
     // checked by the provider's check.
     validateKnownArgs(name, args, isPlain);
     const strategy: Strategy = args.strategy ?? "ApplyOnce";
-    // The add-on's logical URN: who owns the release, and where a component add-on used to be.
+    // The add-on's logical URN: who owns the release (the same in every language).
     const logicalUrn = createUrn(name, ADDON_TYPE, opts.parent);
     const restore = quietPromiseStacks();
     try {
@@ -143,8 +142,6 @@ export class ClusterAddon extends CustomResource {
         {
           ...strategyOptions(strategy, opts),
           additionalSecretOutputs: [...SECRET_OUTPUT_KEYS, ...(opts.additionalSecretOutputs ?? [])],
-          // State of the component shape: the release was the component's child of the same name.
-          aliases: [createUrn(name, LEGACY_DYNAMIC_RELEASE_TYPE, logicalUrn), ...(opts.aliases ?? [])],
         },
       );
     } finally {

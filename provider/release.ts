@@ -29,31 +29,14 @@ import type { ReleaseInputs } from "./stored-release.js";
 export const DYNAMIC_RELEASE_TYPE = "pulumi-nodejs:dynamic/helm-handoff:ClusterAddon";
 
 /**
- * Type token of the release child a Node.js `ClusterAddon` had when it was a component: state
- * of that shape moves to the add-on by an alias (`cluster-addon.ts`).
+ * Type token of `ClusterAddon` in the package's schema, served by the package's provider (YAML,
+ * Go, Python, C#): one custom resource per add-on, whose check makes the stored inputs from the
+ * arguments. A Node.js add-on's logical URN (its owner mark) is made with it too.
  */
-export const LEGACY_DYNAMIC_RELEASE_TYPE = "pulumi-nodejs:dynamic/helm-handoff:ClusterAddonRelease";
+export const ADDON_TYPE = "helm-handoff:index:ClusterAddon";
 
-/**
- * Type token of `ClusterAddon` served by the package's provider (YAML, Go, Python, C#): one custom
- * resource per add-on, whose check makes the stored inputs from the arguments.
- */
-export const PACKAGE_ADDON_TYPE = "helm-handoff:index:ClusterAddon";
-
-/**
- * Type token of the release child a package `ClusterAddon` had when it was a component. The
- * package's provider still serves it, so that the engine can delete such a child (ApplyOnce: no
- * helm call; Reconcile: only while the release is still that instance's) once its add-on is the
- * single resource.
- */
-export const LEGACY_PACKAGE_RELEASE_TYPE = "helm-handoff:index:AddonRelease";
-
-/** Every type token a release resource has or had, whichever provider serves it. */
-export const RELEASE_TYPES: readonly string[] = [
-  DYNAMIC_RELEASE_TYPE,
-  PACKAGE_ADDON_TYPE,
-  LEGACY_PACKAGE_RELEASE_TYPE,
-];
+/** Every type token a release resource has, whichever provider serves it. */
+export const RELEASE_TYPES: readonly string[] = [DYNAMIC_RELEASE_TYPE, ADDON_TYPE];
 
 /** The provider module stored in `__provider`: `handler()` returns the provider object. */
 export const PROVIDER_SOURCE = `"use strict";

@@ -7,8 +7,7 @@
  * implementation of the lifecycle, two hosts. The provider enforces ApplyOnce itself (the engine
  * options a Node.js add-on also carries cannot be set from here): after the install, diff reports
  * no change, update records the inputs without a helm call and delete makes none, by the strategy
- * table every helm runner checks. It also serves the release child a package add-on had when it
- * was a component (`helm-handoff:index:AddonRelease`), for the engine to delete it.
+ * table every helm runner checks.
  *
  * Only the CRUD code loads, on the first call: never the Pulumi SDK's resource runtime.
  *
@@ -18,7 +17,7 @@ import { readFileSync } from "node:fs";
 import type * as provider from "@pulumi/pulumi/provider/index.js";
 import { SpecError } from "../../core/errors.js";
 import { type ResolvedAddonArgs, releaseInputsOf, validateKnownArgs } from "../addon-inputs.js";
-import { LEGACY_PACKAGE_RELEASE_TYPE, PACKAGE_ADDON_TYPE } from "../release.js";
+import { ADDON_TYPE } from "../release.js";
 import type { ReleaseInputs, ReleaseOutputs } from "../stored-release.js";
 import { packageSchema } from "./schema.js";
 import { containsUnknown, UNKNOWN, unwrapSecrets, wrapSecrets } from "./secrets.js";
@@ -52,12 +51,10 @@ function nameOf(urn: string): string {
   return urn.slice(urn.lastIndexOf("::") + 2);
 }
 
-/** Whether the URN is an add-on's (the package resource), else a legacy release child's; refuses any other type. */
-function isAddon(urn: string): boolean {
+/** Refuses a URN of any type but the add-on's, before any CRUD call. */
+function assertAddon(urn: string): void {
   const type = typeOf(urn);
-  if (type === PACKAGE_ADDON_TYPE) return true;
-  if (type === LEGACY_PACKAGE_RELEASE_TYPE) return false;
-  throw new Error(`helm-handoff: unknown resource type ${type}`);
+  if (type !== ADDON_TYPE) throw new Error(`helm-handoff: unknown resource type ${type}`);
 }
 
 /**
@@ -73,9 +70,9 @@ function outputsOf(props: unknown): ReleaseOutputs & Props {
   return unwrapSecrets(props ?? {}) as ReleaseOutputs & Props;
 }
 
-/** Stored outputs as sent to the engine: secrets marked, and an add-on's public `valuesDigestKey`. */
-function sent(addon: boolean, outs: Props): Props {
-  return wrapSecrets(addon ? { ...outs, valuesDigestKey: outs.digestKey } : outs);
+/** Stored outputs as sent to the engine: secrets marked, and the add-on's public `valuesDigestKey`. */
+function sent(outs: Props): Props {
+  return wrapSecrets({ ...outs, valuesDigestKey: outs.digestKey });
 }
 
 /**
@@ -113,36 +110,30 @@ export function helmHandoffProvider(version: string = packageVersion()): provide
     version,
     getSchema: async () => JSON.stringify(packageSchema(version)),
     async check(urn, olds, news) {
-      if (isAddon(urn)) return checkAddon(urn, olds, news);
-      const result = await (await crud()).check(inputsOf(olds), inputsOf(news));
-      // The inputs go back as they came, secrets still marked.
-      return result.failures !== undefined && result.failures.length > 0
-        ? { failures: result.failures }
-        : { inputs: news };
+      assertAddon(urn);
+      return checkAddon(urn, olds, news);
     },
     async diff(id, urn, olds, news) {
-      isAddon(urn);
+      assertAddon(urn);
       return (await crud()).diff(id, outputsOf(olds), inputsOf(news));
     },
     async create(urn, inputs) {
-      const addon = isAddon(urn);
+      assertAddon(urn);
       const result = await (await crud()).create(inputsOf(inputs));
-      return { id: result.id, outs: sent(addon, result.outs as Props) };
+      return { id: result.id, outs: sent(result.outs as Props) };
     },
     async read(id, urn, props) {
-      const addon = isAddon(urn);
+      assertAddon(urn);
       const result = await (await crud()).read(id, props === undefined ? undefined : outputsOf(props));
-      return result.id === undefined
-        ? {}
-        : { id: result.id, props: sent(addon, (result.props ?? {}) as Props) };
+      return result.id === undefined ? {} : { id: result.id, props: sent((result.props ?? {}) as Props) };
     },
     async update(id, urn, olds, news) {
-      const addon = isAddon(urn);
+      assertAddon(urn);
       const result = await (await crud()).update(id, outputsOf(olds), inputsOf(news));
-      return { outs: sent(addon, (result.outs ?? {}) as Props) };
+      return { outs: sent((result.outs ?? {}) as Props) };
     },
     async delete(id, urn, props) {
-      isAddon(urn);
+      assertAddon(urn);
       await (await crud()).remove(id, outputsOf(props));
     },
   };

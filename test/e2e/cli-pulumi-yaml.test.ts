@@ -41,15 +41,6 @@ import {
 } from "../support/project.js";
 
 const NAMESPACE = "cli-yaml";
-const ADDON_TYPE = "helm-handoff:index:ClusterAddon";
-
-/** A resource in an exported stack, the fields the tests change. */
-interface StoredResource {
-  urn: string;
-  type: string;
-  custom: boolean;
-  parent?: string;
-}
 
 /**
  * A Pulumi YAML program using the package, with the release name, mode and strategy from config;
@@ -245,66 +236,6 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
     const cli = await configured(p.dir, "yaml-reconcile", "Reconcile");
     try {
       await checkReconcileUpgradesAndUninstalls(cli, suite.cluster, "yaml-reconcile", NAMESPACE);
-    } finally {
-      await cli.dispose();
-    }
-  });
-
-  test("a Reconcile add-on stored as a component with a release child (the earlier package shape) becomes one resource: its release is neither uninstalled nor reinstalled, and the next change upgrades it", async () => {
-    const p = await project("yaml-migrate", { "Pulumi.yaml": yamlProgram("hh-yaml-migrate") });
-    const cli = await configured(p.dir, "yaml-migrate", "Reconcile");
-    try {
-      await cli.run(["up", "--yes", "--skip-preview"]);
-      const installed = await stackOutputs<Outputs>(cli);
-      // The state as the component versions of the package wrote it.
-      const exported = JSON.parse((await cli.run(["stack", "export"])).stdout) as {
-        deployment: { resources: StoredResource[] };
-      };
-      const resources = exported.deployment.resources;
-      const index = resources.findIndex((r) => r.type === ADDON_TYPE);
-      const addon = resources[index] as StoredResource;
-      const component: StoredResource = {
-        urn: addon.urn,
-        type: ADDON_TYPE,
-        custom: false,
-        parent: addon.parent,
-      };
-      const prefix = addon.urn.split("::").slice(0, 2).join("::");
-      addon.urn = `${prefix}::${ADDON_TYPE}$helm-handoff:index:AddonRelease::addon`;
-      addon.type = "helm-handoff:index:AddonRelease";
-      addon.parent = component.urn;
-      resources.splice(index, 0, component);
-      await cli.run(["stack", "import"], { input: JSON.stringify(exported) });
-
-      const moved = await cli.run(["up", "--yes", "--skip-preview"]);
-      assert.doesNotMatch(moved.all, /error/i);
-      // The engine replaces the component by the resource, whose create adopts the release it owns
-      // (no install), and the child's delete leaves it, the release now being the new instance's.
-      assert.match(moved.all, /helm-handoff:index:ClusterAddon addon created replacement/);
-      assert.match(moved.all, /helm-handoff:index:AddonRelease addon deleted/);
-      const adopted = await stackOutputs<Outputs>(cli);
-      assert.equal(adopted.status.firstDeployed, installed.status.firstDeployed);
-      assert.equal(adopted.handoff.adopted, true);
-      assert.deepEqual(await liveRelease(suite.cluster, "yaml-migrate", NAMESPACE), {
-        revision: 1,
-        status: "deployed",
-        values: { replicas: 1, mode: "a" },
-      });
-      const after = JSON.parse((await cli.run(["stack", "export"])).stdout) as {
-        deployment: { resources: StoredResource[] };
-      };
-      assert.deepEqual(
-        after.deployment.resources
-          .filter((r) => r.type.startsWith("helm-handoff:"))
-          .map((r) => [r.type, r.custom]),
-        [[ADDON_TYPE, true]],
-      );
-
-      await cli.run(["config", "set", "mode", "b"]);
-      await cli.run(["up", "--yes", "--skip-preview"]);
-      assert.equal((await liveRelease(suite.cluster, "yaml-migrate", NAMESPACE))?.revision, 2);
-      await cli.run(["destroy", "--yes", "--skip-preview"]);
-      assert.equal(await liveRelease(suite.cluster, "yaml-migrate", NAMESPACE), undefined);
     } finally {
       await cli.dispose();
     }

@@ -11,7 +11,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { recoverInterruptedUpdate } from "../../provider/index.js";
-import { DYNAMIC_RELEASE_TYPE, PACKAGE_ADDON_TYPE } from "../../provider/release.js";
+import { ADDON_TYPE, DYNAMIC_RELEASE_TYPE } from "../../provider/release.js";
 import { type TestStack, testStack } from "../support/pulumi.js";
 
 const PROJECT = "helm-handoff-test";
@@ -163,12 +163,12 @@ describe("recoverInterruptedUpdate", { timeout: 300_000 }, () => {
     // "gitops" as a YAML, Go or Python program registers it: the package provider's add-on type.
     await addPendingCreates(s, [
       { urn: releaseUrn(s, "cni"), type: RELEASE_TYPE },
-      { urn: releaseUrn(s, "gitops", PACKAGE_ADDON_TYPE), type: PACKAGE_ADDON_TYPE },
+      { urn: releaseUrn(s, "gitops", ADDON_TYPE), type: ADDON_TYPE },
     ]);
     assert.equal((await pendingUrns(s)).length, 2);
     const lines: string[] = [];
     const result = await recoverInterruptedUpdate(s.stack, { onMessage: (l) => lines.push(l) });
-    const gitops = releaseUrn(s, "gitops", PACKAGE_ADDON_TYPE);
+    const gitops = releaseUrn(s, "gitops", ADDON_TYPE);
     assert.deepEqual(result.droppedPendingCreates, [releaseUrn(s, "cni"), gitops]);
     assert.deepEqual(result.otherPendingOperations, []);
     assert.deepEqual(lines, [
