@@ -33,9 +33,10 @@ export class HelmHandoffError extends Error {
   /**
    * @param code - stable error code
    * @param message - human-readable message (must already be redacted)
-   * @param options - standard error options (`cause`)
+   * @param options - standard error options (`cause`): lib es2022's `ErrorOptions` spelled out here
+   *   and below, so that the declaration files type-check under an older `lib` (`pulumi new typescript`'s es2020)
    */
-  public constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
+  public constructor(code: ErrorCode, message: string, options?: { readonly cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
@@ -54,7 +55,7 @@ export class SpecError extends HelmHandoffError {
    * @param field - path of the offending field
    * @param message - full message, starting with the field path
    */
-  public constructor(field: string, message: string, options?: ErrorOptions) {
+  public constructor(field: string, message: string, options?: { readonly cause?: unknown }) {
     super("SPEC_INVALID", message, options);
     this.field = field;
   }
@@ -72,7 +73,7 @@ export class HelmNotFoundError extends HelmHandoffError {
   /**
    * @param searched - binaries and locations that were tried, in order
    */
-  public constructor(searched: readonly string[], options?: ErrorOptions) {
+  public constructor(searched: readonly string[], options?: { readonly cause?: unknown }) {
     super(
       "HELM_NOT_FOUND",
       `helm was not found (looked for ${searched.join(", ")}). helm-handoff needs helm v4: ${INSTALL_HELM} (or pass the helmBinary option).`,
@@ -91,7 +92,7 @@ export class HelmVersionError extends HelmHandoffError {
    * @param binary - the helm binary that was run
    * @param found - the version it reported
    */
-  public constructor(binary: string, found: string, options?: ErrorOptions) {
+  public constructor(binary: string, found: string, options?: { readonly cause?: unknown }) {
     super(
       "HELM_VERSION_UNSUPPORTED",
       `helm ${found} found at ${binary}, but helm-handoff needs helm v4 (v4.0.0 or later): ${INSTALL_HELM}.`,
@@ -156,7 +157,7 @@ export class HelmError extends HelmHandoffError {
    * @param details - the redacted details of the run
    * @param options - `cause`: the spawn's own error, if any
    */
-  public constructor(details: HelmErrorDetails, options?: ErrorOptions) {
+  public constructor(details: HelmErrorDetails, options?: { readonly cause?: unknown }) {
     super(HELM_CODES[details.kind], formatHelmMessage(details), options);
     this.kind = details.kind;
     this.reason = details.reason;
@@ -182,7 +183,7 @@ export class PermanentHelmError extends HelmError {}
 export class ReleaseStateError extends HelmError {}
 
 /** Builds the {@link HelmError} subclass that matches `details.kind`. */
-export function makeHelmError(details: HelmErrorDetails, options?: ErrorOptions): HelmError {
+export function makeHelmError(details: HelmErrorDetails, options?: { readonly cause?: unknown }): HelmError {
   switch (details.kind) {
     case "transient":
       return new TransientHelmError(details, options);
@@ -281,7 +282,7 @@ export class ReleaseBusyError extends HelmHandoffError {
    * @param release - `namespace/name` of the release
    * @param detail - what makes it busy, e.g. `release is pending-upgrade since …`
    */
-  public constructor(release: string, detail: string, options?: ErrorOptions) {
+  public constructor(release: string, detail: string, options?: { readonly cause?: unknown }) {
     super("RELEASE_BUSY", `${release}: ${detail}`, options);
     this.release = release;
   }
@@ -314,7 +315,7 @@ export class CredentialsRejectedError extends HelmHandoffError {
    * @param server - the API server URL
    * @param statusCode - 401 or 403
    */
-  public constructor(server: string, statusCode: number, options?: ErrorOptions) {
+  public constructor(server: string, statusCode: number, options?: { readonly cause?: unknown }) {
     super(
       "CREDENTIALS_REJECTED",
       `the API server ${server} rejected the kubeconfig's credentials (HTTP ${statusCode} on /readyz): ` +
