@@ -7,5 +7,5 @@ cd "$root"
 if [[ -z "${HELM_HANDOFF_TOOLCHAIN_BIN:-}" ]]; then
   exec "$root/scripts/with-toolchain.sh" --demo "$0" "$@"
 fi
-tsc -p tsconfig.json
+scripts/build.sh
 exec node dist/examples/bootstrap/demo.js "$@"

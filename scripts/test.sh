@@ -2,19 +2,22 @@
 # The one test command (`npm test`): toolchain, type-check + compile, then every
 # suite with Node's built-in test runner on the toolchain's Node (>= 22).
 # Extra arguments are passed to `node --test` (e.g. a file filter); `--unit` runs only the unit
-# tests, test/unit/ (no cluster, no engine: `npm run test:unit`); test/e2e/ holds the rest.
+# tests, test/unit/ (no cluster, no engine: `npm run test:unit`), with a toolchain of Node and helm
+# only; `--e2e` runs only test/e2e/, the rest (.ci/run runs the unit tests before it).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 if [[ -z "${HELM_HANDOFF_TOOLCHAIN_BIN:-}" ]]; then
-  exec "$root/scripts/with-toolchain.sh" "$0" "$@"
+  profile=()
+  [[ "${1:-}" != --unit ]] || profile=(--unit)
+  exec "$root/scripts/with-toolchain.sh" "${profile[@]}" "$0" "$@"
 fi
 echo "[test] node $(node --version), helm $(helm version --template '{{.Version}}')" >&2
 rm -rf dist
-tsc -p tsconfig.json
+scripts/build.sh
 files=("$@")
-if [[ "${1:-}" == "--unit" ]]; then
-  mapfile -t files < <(find dist/test/unit -name '*.test.js' | sort)
+if [[ "${1:-}" == --unit || "${1:-}" == --e2e ]]; then
+  mapfile -t files < <(find "dist/test/${1#--}" -name '*.test.js' | sort)
 elif [[ ${#files[@]} -eq 0 ]]; then
   mapfile -t files < <(find dist/test -name '*.test.js' | sort)
 fi

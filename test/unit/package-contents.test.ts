@@ -1,11 +1,12 @@
 /**
  * The package a user installs: what `npm pack` puts in the tarball (every entry point's code and
- * types, README, LICENSE; no tests, fixtures, charts, examples, scripts or source maps) and what
- * package.json makes the user's program install (runtime dependencies only; `@pulumi/pulumi`,
- * cdk8s and constructs as peers, so the user's program holds the one copy).
+ * types, README, LICENSE; no tests, fixtures, charts, examples, scripts or source maps), that the
+ * build leaves every bin executable, and what package.json makes the user's program install
+ * (runtime dependencies only; `@pulumi/pulumi`, cdk8s and constructs as peers, so the user's
+ * program holds the one copy).
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { constants, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import ts from "typescript";
@@ -53,6 +54,13 @@ test("runtime dependencies are only what the library imports; Pulumi and cdk8s a
   for (const name of ["@pulumi/pulumi", "@pulumi/kubernetes", "cdk8s", "constructs"]) {
     assert.ok(pkg.devDependencies[name], `${name} is a dev dependency (for the build, tests and examples)`);
   }
+});
+
+test("after the build every bin of package.json is executable, so npm's links to them run", () => {
+  const notExecutable = Object.values(pkg.bin).filter(
+    (path) => (statSync(join(repoRoot(), strip(path))).mode & constants.S_IXUSR) === 0,
+  );
+  assert.deepEqual(notExecutable, []);
 });
 
 test("the build runs on prepare, so a git dependency installs a built package, and an installed tarball skips it", () => {
