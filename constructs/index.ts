@@ -1,7 +1,7 @@
 /**
  * `helm-handoff/cdk8s` (this folder, `constructs/`): the `ClusterAddon` construct (rendered
  * manifests or Cluster API carriers) and the GitOps handoff constructs. The plain handoff objects
- * they wrap are in `helm-handoff/gitops`; the chart and option types in `helm-handoff`.
+ * they wrap are in `helm-handoff/gitops`; the types their props name are exported here too.
  *
  * @example
  * ```ts
@@ -16,6 +16,26 @@
  * @module
  */
 
+export type {
+  ArgoCdHandoffOptions,
+  FluxHandoffOptions,
+  FluxValuesReference,
+  HandoffChartSource,
+  HandoffRecord,
+  KubeMetadata,
+  KubeObject,
+} from "../core/handoff/gitops.js";
+export type {
+  AddonSpec,
+  ChartSource,
+  Duration,
+  DurationInput,
+  InstallOptions,
+  PathChartSource,
+  RepoChartSource,
+  RetryPolicy,
+  Strategy,
+} from "../core/index.js";
 export {
   ClusterAddon,
   type ClusterAddonOutput,

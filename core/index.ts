@@ -8,13 +8,25 @@
  * @module
  */
 
-export { type ClusterIdentity, clusterIdentityFromKubeconfig } from "./cluster/identity.js";
-export { waitForApiServer } from "./cluster/readiness.js";
 export {
+  type ClusterIdentity,
+  type ClusterIdentityOptions,
+  clusterIdentityFromKubeconfig,
+} from "./cluster/identity.js";
+export {
+  type ApiServerReady,
+  type ApiServerWaitInfo,
+  type WaitForApiServerOptions,
+  waitForApiServer,
+} from "./cluster/readiness.js";
+export {
+  type AttemptRecord,
   CredentialsRejectedError,
   DeadlineExceededError,
   type ErrorCode,
   HelmError,
+  type HelmErrorDetails,
+  type HelmFailureKind,
   HelmHandoffError,
   HelmNotFoundError,
   HelmVersionError,
@@ -25,10 +37,15 @@ export {
   TransientHelmError,
 } from "./errors.js";
 export { newDigestKey } from "./handoff/keyed-digest.js";
-export { type HandoffRecord, type HandoffRecordInput, makeHandoffRecord } from "./handoff/record.js";
-export { HelmRunner, type HelmRunnerOptions } from "./helm/index.js";
+export {
+  type HandoffChartSource,
+  type HandoffRecord,
+  type HandoffRecordInput,
+  makeHandoffRecord,
+} from "./handoff/record.js";
+export { HelmRunner, type HelmRunnerOptions, type ReleaseInfo } from "./helm/index.js";
 export { type EnsureReleaseOptions, type EnsureReleaseResult, ensureRelease } from "./lifecycle/ensure.js";
-export { OwnershipError, type ReleaseOwner } from "./lifecycle/ownership.js";
+export { type Ownership, OwnershipError, type ReleaseOwner } from "./lifecycle/ownership.js";
 export type { EnsureAction, InstallPhase, ProgressEvent } from "./lifecycle/progress.js";
 export { type RemoveOutcome, type RemoveReleaseOptions, removeRelease } from "./lifecycle/remove.js";
 export { Duration } from "./spec/duration.js";
@@ -39,6 +56,12 @@ export {
   type InstallOptions,
   type PathChartSource,
   type RepoChartSource,
+  type ResolvedChartSource,
+  type ResolvedInstallOptions,
+  type ResolvedPathChart,
+  type ResolvedRepoChart,
+  type ResolvedRetryPolicy,
+  type ResolvedSpec,
   type RetryPolicy,
   type Strategy,
   validateSpec,

@@ -25,7 +25,9 @@ export class ApiResponse {
    * @param text - the response body.
    */
   constructor(
+    /** HTTP status code. */
     readonly status: number,
+    /** The response body. */
     readonly text: string,
   ) {}
 

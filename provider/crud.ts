@@ -45,8 +45,30 @@ import {
 // keep what they compile (the stored provider source turned the cache on before loading us).
 keepCompileCache();
 
-type Inputs = ReleaseInputs & Record<string, unknown>;
-type Outputs = ReleaseOutputs & Record<string, unknown>;
+export type {
+  ChartSource,
+  Duration,
+  DurationInput,
+  HandoffChartSource,
+  HandoffRecord,
+  InstallOptions,
+  PathChartSource,
+  RepoChartSource,
+  RetryPolicy,
+  Strategy,
+} from "../core/index.js";
+export type {
+  ReleaseInputs,
+  ReleaseOutputs,
+  ReleaseStatus,
+  StoredChartSource,
+  StoredSpec,
+} from "./stored-release.js";
+
+/** The inputs of an add-on as Pulumi's dynamic provider host passes them. */
+export type Inputs = ReleaseInputs & Record<string, unknown>;
+/** The outputs of an add-on as Pulumi's dynamic provider host stores them. */
+export type Outputs = ReleaseOutputs & Record<string, unknown>;
 
 /** The steps that call helm, loaded on first use. */
 function helmSteps(): Promise<typeof import("./helm-steps.js")> {

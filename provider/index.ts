@@ -12,7 +12,18 @@
  * @module
  */
 
-export type { ChartSource, HandoffRecord, Strategy } from "../core/index.js";
+export type {
+  ChartSource,
+  Duration,
+  DurationInput,
+  HandoffChartSource,
+  HandoffRecord,
+  InstallOptions,
+  PathChartSource,
+  RepoChartSource,
+  RetryPolicy,
+  Strategy,
+} from "../core/index.js";
 export { ClusterAddon, type ClusterAddonArgs } from "./cluster-addon.js";
 export {
   type InterruptedUpdateRecovery,

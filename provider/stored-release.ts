@@ -19,11 +19,15 @@ export type StoredChartSource =
 
 /** The part of the spec that ApplyOnce freezes after the first install (engine `ignoreChanges`). */
 export interface StoredSpec {
+  /** The chart, without the repository password. */
   readonly chart: StoredChartSource;
+  /** Create the namespace when it is missing. */
   readonly createNamespace: boolean;
   /** Reconcile: take over a release this resource did not write (absent in state of older versions). */
   readonly adopt?: boolean;
+  /** How helm installs and upgrades. */
   readonly install: InstallOptions;
+  /** How failed attempts are retried. */
   readonly retry: RetryPolicy;
 }
 
@@ -35,9 +39,13 @@ export interface ReleaseInputs {
   readonly clusterId: string;
   /** API server URL from the kubeconfig, for the handoff record. */
   readonly clusterServer: string;
+  /** The lifecycle strategy. */
   readonly strategy: Strategy;
+  /** The Helm release name. */
   readonly releaseName: string;
+  /** The release's namespace. */
   readonly namespace: string;
+  /** The part of the spec ApplyOnce freezes. */
   readonly spec: StoredSpec;
   /** Chart values merged from value files and `values` (secret). */
   readonly values: Record<string, unknown>;
@@ -79,7 +87,9 @@ export interface ReleaseStatus {
 
 /** Outputs of the dynamic resource. */
 export interface ReleaseOutputs extends ReleaseInputs {
+  /** What the release looked like after the last helm call (or refresh). */
   readonly status: ReleaseStatus;
+  /** The handoff record of the release. */
   readonly handoff: HandoffRecord;
   /** Keyed digest of the values the live release runs with, as last read (Reconcile drift detection). */
   readonly liveValuesDigest: string;

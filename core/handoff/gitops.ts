@@ -20,9 +20,11 @@ import { SpecError } from "../errors.js";
 import type { KubeObject } from "../util/kube-object.js";
 import type { HandoffRecord } from "./record.js";
 
+export { type ErrorCode, HelmHandoffError } from "../errors.js";
+export type { Strategy } from "../spec/types.js";
 export type { KubeMetadata, KubeObject } from "../util/kube-object.js";
 export type { HandoffState, HandoffStatus, ObjectCounts, ReleaseOwnerNow } from "./judge.js";
-export type { HandoffRecord } from "./record.js";
+export type { HandoffChartSource, HandoffRecord } from "./record.js";
 export {
   type RetiredStorage,
   RetireRefusedError,

@@ -46,6 +46,7 @@ export interface HelmRunnerOptions {
    * Bounds how many helm processes run at once, across every runner sharing it (a slot is held only
    * while a helm process runs, so waiting for one does not eat into the attempt's timeout).
    * @default - unbounded
+   * @internal the Pulumi provider shares one among its runners.
    */
   readonly slots?: Semaphore;
   /** Receives helm's stderr lines (and stdout lines of install/upgrade/uninstall/rollback), redacted. @default - output is dropped */
@@ -61,6 +62,7 @@ export interface HelmRunnerOptions {
   /**
    * Which calls this runner may make; any other throws `HelmCallNotAllowedError` before helm starts.
    * @default - every call
+   * @internal the front ends pass the strategy table's policy of the step they run.
    */
   readonly policy?: HelmCallPolicy;
   /** Timeout of commands that have no spec timeout (status, list, history, get values, version). @default - 2 minutes */

@@ -73,14 +73,17 @@ export interface RetryPolicy {
   readonly maxBackoff?: DurationInput;
 }
 
-/** The lifecycle strategies, see {@link Strategy}. */
-export const STRATEGIES = ["ApplyOnce", "Reconcile"] as const;
-
 /**
  * - `ApplyOnce`: install once (or adopt), then hand off; later changes and deletes do nothing.
  * - `Reconcile`: keep the release in line with the spec; delete uninstalls it.
  */
-export type Strategy = (typeof STRATEGIES)[number];
+export type Strategy = "ApplyOnce" | "Reconcile";
+
+/** Every {@link Strategy}: a key per strategy, which the compiler requires. */
+const EVERY_STRATEGY: { readonly [S in Strategy]: true } = { ApplyOnce: true, Reconcile: true };
+
+/** The lifecycle strategies, see {@link Strategy}. */
+export const STRATEGIES = Object.keys(EVERY_STRATEGY) as readonly Strategy[];
 
 /** A Helm add-on to bootstrap into a cluster. */
 export interface AddonSpec {
