@@ -80,7 +80,7 @@ export async function markOurs(
 
 /** Labels `release`'s current revision as written by this owner (no re-read). */
 async function mark(a: Attempt, release: ReleaseInfo): Promise<void> {
-  await a.runner.relabel(
+  await a.runner.patchReleaseLabels(
     a.spec.releaseName,
     a.spec.namespace,
     release.revision,
