@@ -142,8 +142,9 @@ export async function diff(_id: string, olds: Outputs, news: Inputs): Promise<pu
     olds.chartPassword !== news.chartPassword ||
     legacy ||
     drift.length > 0;
-  const renamed = olds.releaseName !== news.releaseName || olds.namespace !== news.namespace;
-  return { changes: changed, replaces: renamed ? ["releaseName"] : [], deleteBeforeReplace: false };
+  // The engine is told the field that moved the release.
+  const moved = (["releaseName", "namespace"] as const).filter((key) => olds[key] !== news[key]);
+  return { changes: changed, replaces: moved, deleteBeforeReplace: false };
 }
 
 /** Why a Reconcile release differs from `news` (see `needsUpgrade`); an unreadable spec (unknown in preview) counts as a change. */
