@@ -20,7 +20,7 @@ import { releaseInputsOf } from "../../provider/addon-inputs.js";
 import { helmHandoffProvider, packageVersion } from "../../provider/plugin/provider.js";
 import { CLUSTER_ADDON_INPUTS, packageSchema } from "../../provider/plugin/schema.js";
 import { unwrapSecrets, wrapSecrets } from "../../provider/plugin/secrets.js";
-import { repoRoot } from "../support/charts.js";
+import { repoRoot } from "../support/repo-root.js";
 
 const SIG = "4dabf18193072939515e22adb298388d";
 const SECRET = "1b47061264138c4ac30d75fd1eb44270";
