@@ -3,7 +3,7 @@
  * `ClusterAddon` (`helm-handoff:index:ClusterAddon`, written `helm-handoff:ClusterAddon` in YAML).
  * The inputs are `ClusterAddonArgs` of the Node.js front end, with the same names, defaults and
  * documentation. It is a custom resource: the package's provider stores each add-on as one release
- * resource (`plugin/provider.ts`). Kept by hand: a test compares it with what the provider accepts.
+ * resource (`helmHandoffProvider`). Kept by hand: a test compares it with what the provider accepts.
  *
  * @module
  */
