@@ -90,7 +90,9 @@ export interface ClusterAddonArgs {
   readonly retry?: RetryPolicy;
   /**
    * `ApplyOnce`: install once, then never touch the release again (no upgrade, no drift
-   * correction, no uninstall). `Reconcile`: upgrade on change, revert drift, uninstall on delete.
+   * correction, no uninstall). `Reconcile`: upgrade on change, uninstall on delete; a revision
+   * someone else wrote (a person's `helm upgrade`, a controller) is refused with `OwnershipError`
+   * unless `adopt: true`, which takes it back.
    * @default "ApplyOnce"
    */
   readonly strategy?: Strategy;

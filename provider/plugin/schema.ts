@@ -76,7 +76,7 @@ const inputProperties = {
     $ref: "#/types/helm-handoff:index:Strategy",
     plain: true,
     description:
-      "`ApplyOnce`: install once, then never touch the release again (no upgrade, no drift correction, no uninstall). `Reconcile`: upgrade on change, revert drift, uninstall on delete. Default: ApplyOnce.",
+      "`ApplyOnce`: install once, then never touch the release again (no upgrade, no drift correction, no uninstall). `Reconcile`: upgrade on change, uninstall on delete; a revision someone else wrote (a person's `helm upgrade`, a controller) is refused with `OwnershipError` unless `adopt: true`, which takes it back. Default: ApplyOnce.",
   },
 } as const;
 
