@@ -23,7 +23,7 @@ import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { pulumiNodejsPluginDir } from "../local-cluster/binaries.js";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
-import { chartPath, repoRoot, runHelm } from "../test/support/charts.js";
+import { chartPath, runHelm } from "../test/support/charts.js";
 import {
   createProject,
   installedVersion,
@@ -32,6 +32,7 @@ import {
   pulumiCli,
 } from "../test/support/project.js";
 import { type TestStack, testStack } from "../test/support/pulumi.js";
+import { repoRoot } from "../test/support/repo-root.js";
 import { type InlineShape, inlineProgram, jsOurs, jsPeer } from "./programs.js";
 import { median, timed } from "./stats.js";
 

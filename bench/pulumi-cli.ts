@@ -14,8 +14,9 @@ import * as automation from "@pulumi/pulumi/automation/index.js";
 import { bootstrap } from "../examples/bootstrap/program.js";
 import { toolchainBinDir } from "../local-cluster/binaries.js";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
-import { repoRoot, runHelm } from "../test/support/charts.js";
+import { runHelm } from "../test/support/charts.js";
 import { pulumiEnv, testStack } from "../test/support/pulumi.js";
+import { repoRoot } from "../test/support/repo-root.js";
 import { median, timed } from "./stats.js";
 
 const ROUNDS = Number(process.argv[2] ?? process.env.BENCH_ROUNDS ?? 3);

@@ -1,6 +1,6 @@
 /**
  * The cdk8s constructs of the GitOps handoff: thin wrappers adding the plain objects of
- * `helm-handoff/gitops` (core/gitops.ts) to a cdk8s scope.
+ * `helm-handoff/gitops` to a cdk8s scope.
  *
  * @module
  */

@@ -94,21 +94,6 @@ export function helmIdentity(bin: string): string {
   return `${real}:${st.size}:${st.mtimeMs}`;
 }
 
-/** The helm version cached for a binary identity, if any. */
-export function cachedHelmVersion(identity: string): string | undefined {
-  try {
-    const v = readFileSync(join(renderCacheDir(), "helm-versions", sha256(identity)), "utf8").trim();
-    return v === "" ? undefined : v;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Remembers the version of a helm binary identity. */
-export function storeHelmVersion(identity: string, version: string): void {
-  atomicWrite(join(renderCacheDir(), "helm-versions"), sha256(identity), `${version}\n`);
-}
-
 /**
  * The cache key of a render, or `undefined` when it must not be cached (see {@link chartDigest}).
  */

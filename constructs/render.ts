@@ -7,6 +7,7 @@
  * @module
  */
 import { parseAllDocuments } from "yaml";
+import { rememberedHelmVersion, rememberHelmVersion } from "../core/helm/binary.js";
 import {
   helmTemplateSync,
   helmVersionSync,
@@ -16,13 +17,11 @@ import {
 import type { ResolvedSpec } from "../core/spec/index.js";
 import { isSecretObject } from "../core/util/kube-object.js";
 import {
-  cachedHelmVersion,
   helmIdentity,
   type RenderCacheEntry,
   readRenderCache,
   removeRenderCache,
   renderKey,
-  storeHelmVersion,
   writeRenderCache,
 } from "./render-cache.js";
 
@@ -56,10 +55,10 @@ export function renderChart(spec: ResolvedSpec, options: RenderOptions = {}): Re
   const bin = resolveHelmBinary(options.helmBinary);
   const identity = helmIdentity(bin);
   const useCache = options.cache ?? true;
-  let version = useCache ? cachedHelmVersion(identity) : undefined;
+  let version = useCache ? rememberedHelmVersion(bin) : undefined;
   if (version === undefined) {
     version = helmVersionSync(bin);
-    if (useCache) storeHelmVersion(identity, version);
+    if (useCache) rememberHelmVersion(bin, version);
   }
   const templateOptions: TemplateOptions = {
     ...(options.kubeVersion !== undefined ? { kubeVersion: options.kubeVersion } : {}),

@@ -1,9 +1,10 @@
 /**
- * Typed errors of helm-handoff, and the classification of helm's stderr into
- * transient / permanent / state failures. Programs tell errors apart by one thing, the `code`
+ * Typed errors of helm-handoff (helm's stderr is sorted into transient / permanent / state
+ * failures beside the runner, in its `classify` module), and which of them the lifecycle retries.
+ * Programs tell errors apart by one thing, the `code`
  * (a closed union, {@link ErrorCode}); the subclasses exist for `instanceof` and carry the
  * details of their kind. Only transient helm failures, state conflicts and a busy release are
- * retried (see `isRetryableFailure` in `install.ts`).
+ * retried (see {@link isRetryableFailure}).
  *
  * @module
  */
@@ -110,7 +111,7 @@ export class HelmVersionError extends HelmHandoffError {
  */
 export type HelmFailureKind = "transient" | "permanent" | "state";
 
-/** The result of `classifyHelmFailure` (`helm/classify.ts`). */
+/** The result of `classifyHelmFailure` (the helm runner's stderr table). */
 export interface HelmFailureClass {
   /** How to handle the failure. */
   readonly kind: HelmFailureKind;
@@ -289,7 +290,7 @@ export class ReleaseBusyError extends HelmHandoffError {
 }
 
 /**
- * A helm command that the strategy table (`core/lifecycle/strategy.ts`) does not allow at this
+ * A helm command that the strategy table does not allow at this
  * step was about to run, e.g. an upgrade of an ApplyOnce release after handoff. A bug guard: it
  * is thrown before helm starts.
  */

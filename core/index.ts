@@ -1,9 +1,9 @@
 /**
- * `helm-handoff` (this folder, `core/`; `core/gitops.ts` is `helm-handoff/gitops`): what a
+ * `helm-handoff` (this folder, `core/`; `helm-handoff/gitops` is its `handoff/gitops` module): what a
  * program needs beside the front ends: the add-on spec and its validation, the typed errors, the
  * handoff record, the helm runner and the install lifecycle (`ensureRelease`, `removeRelease`),
- * and cluster identity. Only what a user calls or names is exported here (the list is fixed in
- * test/unit/package-contents.test.ts); the package's own code imports the core's modules directly.
+ * and cluster identity. Only what a user calls or names is exported here (the list is fixed by the
+ * package-contents unit test); the package's own code imports the core's modules directly.
  *
  * @module
  */

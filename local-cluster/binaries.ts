@@ -1,6 +1,6 @@
 /**
  * Where the local cluster's binaries come from: `PATH` first, then the project toolchain's bin dir
- * (the same lookup as helm's, `core/paths.ts`), the kwok stage files beside kwok, and the
+ * (the same PATH scan as helm's lookup), the kwok stage files beside kwok, and the
  * dynamic-provider plugin directory of the installed `@pulumi/pulumi`.
  *
  * @module

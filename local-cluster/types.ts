@@ -1,6 +1,6 @@
 /**
  * The public shapes of a local cluster: the options of `startLocalCluster`, the running
- * cluster's interface, its identity and its processes (the implementation is `cluster.ts`).
+ * cluster's interface, its identity and its processes (the implementation is `startLocalCluster`).
  *
  * @module
  */

@@ -1,7 +1,7 @@
 /**
  * From what a program gives `ClusterAddon` to what its release resource stores (`ReleaseInputs`):
  * the one set of rules both hosts apply. A Node.js program applies them to Outputs while it runs
- * (`cluster-addon.ts`); the package's provider applies them to the resolved inputs in its `check`
+ * (`ClusterAddon`); the package's provider applies them to the resolved inputs in its `check`
  * ({@link releaseInputsOf}, `plugin/provider.ts`). Each rule is a small function here: the chart
  * split from its password, the stored spec, values files merged under `values`, the digest of the
  * desired spec, the cluster identity, and who owns the release (the add-on's logical URN,
@@ -97,7 +97,7 @@ export function validateKnownArgs(
 }
 
 /**
- * The engine's options the strategy table (`core/lifecycle/strategy.ts`) puts on the release, over
+ * The engine's options the strategy table (`STRATEGY_TABLE`) puts on the release, over
  * the user's: ApplyOnce's spec inputs are frozen (`ignoreChanges`) and its delete is skipped
  * (`retainOnDelete`); identity, strategy and provider stay compared. Reconcile replaces in place.
  */
@@ -129,7 +129,7 @@ const ALL_KNOWN: Unknowns = { isUnknown: () => false, unknown: undefined };
 
 /**
  * The release inputs of an add-on whose arguments are resolved: what the package's provider
- * stores for `ClusterAddon` (`plugin/provider.ts`), by the same rules a Node.js program applies.
+ * stores for `ClusterAddon` (the package's provider), by the same rules a Node.js program applies.
  * An input made from a value not known yet is itself unknown (see {@link Unknowns}).
  * @param name - the resource name, the release name's default
  * @param args - the resolved arguments

@@ -1,9 +1,9 @@
 /**
  * `ClusterAddon`: installs a Helm chart once into a cluster from a Pulumi program, then either
  * steps aside (ApplyOnce) or keeps it in line (Reconcile). Each add-on is one resource: the release
- * resource itself (`release.ts`, a dynamic resource in a Node.js program), with the strategy's
+ * resource itself (a dynamic resource in a Node.js program), with the strategy's
  * engine options forced by the class. Its inputs are made from the arguments by the rules in
- * `addon-inputs.ts`, here on Outputs, so that each input keeps its own secrecy and stays known in
+ * `releaseInputsOf`, here on Outputs, so that each input keeps its own secrecy and stays known in
  * preview when what it depends on is. State written when an add-on was a component with a release
  * child moves to the single resource by an alias; the owner mark stays the add-on's logical URN.
  *
@@ -90,7 +90,9 @@ export interface ClusterAddonArgs {
   readonly retry?: RetryPolicy;
   /**
    * `ApplyOnce`: install once, then never touch the release again (no upgrade, no drift
-   * correction, no uninstall). `Reconcile`: upgrade on change, revert drift, uninstall on delete.
+   * correction, no uninstall). `Reconcile`: upgrade on change, uninstall on delete; a revision
+   * someone else wrote (a person's `helm upgrade`, a controller) is refused with `OwnershipError`
+   * unless `adopt: true`, which takes it back.
    * @default "ApplyOnce"
    */
   readonly strategy?: Strategy;
@@ -151,7 +153,7 @@ export class ClusterAddon extends CustomResource {
   }
 }
 
-/** The release inputs, made from the arguments on Outputs by the rules of `addon-inputs.ts`. */
+/** The release inputs, made from the arguments on Outputs by the rules of `releaseInputsOf`. */
 function releaseArgs(
   name: string,
   args: ClusterAddonArgs,

@@ -1,7 +1,7 @@
 /**
  * The release's check/diff/create/read/update/delete, the one implementation both hosts run: the
- * provider source stored in a Node.js program's state (`release.ts`) loads it at call time as
- * `helm-handoff/pulumi/dynamic`, and the package's provider (`plugin/provider.ts`) imports it.
+ * provider source stored in a Node.js program's state (`PROVIDER_SOURCE`) loads it at call time as
+ * `helm-handoff/pulumi/dynamic`, and the package's provider (`helmHandoffProvider`) imports it.
  *
  * Frozen contract: the package export `helm-handoff/pulumi/dynamic` maps to this module, and the
  * provider source already stored in users' states calls exactly `check`, `diff`, `create`,
@@ -11,7 +11,7 @@
  * Contract kept here (Pulumi's dynamic providers):
  * - a failed create leaves nothing installed and throws (nothing is recorded);
  * - a failed delete throws, so the release is still recorded as existing;
- * - which helm calls each step may make is the strategy table's (`core/lifecycle/strategy.ts`):
+ * - which helm calls each step may make is the strategy table's (`STRATEGY_TABLE`):
  *   every runner made for a step is limited to the calls the table allows for its strategy and
  *   step, so ApplyOnce never calls helm after the first success: diff reports no change, update
  *   and delete are no-ops, read returns the state as it is.
@@ -104,7 +104,7 @@ export async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.
 
 /**
  * The inputs of an installed ApplyOnce add-on: those the strategy table freezes
- * (`core/lifecycle/strategy.ts`) and the digest of the desired spec stay as stored, and a changed
+ * (`STRATEGY_TABLE`) and the digest of the desired spec stay as stored, and a changed
  * spec is reported as ignored. So a handed-off add-on's stored state does not change when the
  * program's spec does, and the engine writes no checkpoint for it: a steady `up` of many add-ons
  * costs per add-on what an unchanged resource costs. A Node.js program's engine options
@@ -164,8 +164,9 @@ export async function diff(_id: string, olds: Outputs, news: Inputs): Promise<pu
     olds.chartPassword !== news.chartPassword ||
     legacy ||
     drift.length > 0;
-  const renamed = olds.releaseName !== news.releaseName || olds.namespace !== news.namespace;
-  return { changes: changed, replaces: renamed ? ["releaseName"] : [], deleteBeforeReplace: false };
+  // The engine is told the field that moved the release.
+  const moved = (["releaseName", "namespace"] as const).filter((key) => olds[key] !== news[key]);
+  return { changes: changed, replaces: moved, deleteBeforeReplace: false };
 }
 
 /** Why a Reconcile release differs from `news` (see `needsUpgrade`); an unreadable spec (unknown in preview) counts as a change. */

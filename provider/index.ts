@@ -1,6 +1,6 @@
 /**
  * `helm-handoff/pulumi` (this folder, `provider/`): the Pulumi front end: `ClusterAddon`, its
- * release (`release.ts`) and the one create/read/update/delete (`crud.ts`) both hosts run, the
+ * release resource and the one create/read/update/delete both hosts run, the
  * Pulumi package's provider for other languages (`plugin/`), and `recoverInterruptedUpdate`.
  *
  * ```ts

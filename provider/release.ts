@@ -1,11 +1,11 @@
 /**
  * The release resource a `ClusterAddon` is, for both hosts: its type tokens, the properties it
  * registers and, for a Node.js program, the provider source the engine runs it with. In a Node.js
- * program it is a dynamic resource (`cluster-addon.ts`), routed by the engine to Pulumi's dynamic
+ * program it is a dynamic resource (`ClusterAddon`), routed by the engine to Pulumi's dynamic
  * provider host; in a YAML, Go, Python or C# program the custom resource
  * `helm-handoff:index:ClusterAddon` of the `helm-handoff` package, served by the package's
- * provider (`plugin/provider.ts`). Both run the same create/read/update/delete code (`crud.ts`)
- * on the same stored inputs and outputs (`state.ts`).
+ * provider (`helmHandoffProvider`). Both run the same create/read/update/delete code
+ * on the same stored inputs and outputs (`ReleaseInputs`, `ReleaseOutputs`).
  *
  * A dynamic resource stores its provider as JavaScript source in the state (`__provider`), which
  * the engine's `pulumi-nodejs` provider process loads with require-from-string. Pulumi's

@@ -57,7 +57,7 @@ export interface ReleaseInputs {
    * ignored, so a change the engine hides from ApplyOnce can still be reported as ignored in preview.
    */
   readonly desiredDigest: string;
-  /** Stable id of the resource, marked on every revision it writes (`core/lifecycle/ownership.ts`). */
+  /** Stable id of the resource, marked on every revision it writes (see `ownershipOf`). */
   readonly ownerId: string;
   /** Readable name of the resource (project, stack, name), marked beside the id for messages. */
   readonly ownerName: string;

@@ -1,7 +1,7 @@
 /**
  * Reading the parts of a kubeconfig helm-handoff needs without a cluster call (the context, its
  * cluster, server URL and CA), with errors that name what to fix. Credentials, proxies and TLS
- * options are applied by `@kubernetes/client-node` when a call is made (`kube-client.ts`).
+ * options are applied by `@kubernetes/client-node` when a call is made (`kubeClient`).
  *
  * @module
  */

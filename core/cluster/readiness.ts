@@ -49,7 +49,7 @@ class NotReady extends Error {}
 
 /**
  * Polls `GET /readyz` with the kubeconfig's CA, credentials (client certificate, token, basic auth
- * or an `exec` credential plugin), `proxy-url` and `tls-server-name` (see `kube-client.ts`) until
+ * or an `exec` credential plugin), `proxy-url` and `tls-server-name` (see `kubeClient`) until
  * it answers 200.
  *
  * A 401 or 403 fails at once with {@link CredentialsRejectedError}: waiting cannot fix wrong

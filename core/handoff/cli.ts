@@ -11,7 +11,7 @@
  * (`--json`: an array of them) and exits 0 when every release is handed off, 3 when one is not
  * taken over yet and none has a problem, 1 on a problem; 2 for a command line it does not
  * understand. `retire-helm-storage` deletes Helm's stale release Secrets of one release Argo CD
- * took over (see `verify.ts`) and exits 0, or 1 saying why it refused.
+ * took over (see `retireHelmStorage`) and exits 0, or 1 saying why it refused.
  *
  * @module
  */

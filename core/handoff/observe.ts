@@ -1,5 +1,5 @@
 /**
- * Reads what a cluster says about one handed-off release, as plain facts for `judge.ts`: Helm's
+ * Reads what a cluster says about one handed-off release, as plain facts for the verdict (`judgeHandoff`): Helm's
  * storage of the release (every revision's labels, and the latest revision's objects and deploy
  * time), every Flux `HelmRelease` and Argo CD `Application` that names the release, and, when an
  * Application does, each of the release's objects as it is live (exists? tracked by which
@@ -83,7 +83,7 @@ export interface LiveObject {
   readonly trackedBy: string | undefined;
 }
 
-/** Everything `judge.ts` decides from. */
+/** Everything the verdict is decided from. */
 export interface Observation {
   readonly release: StoredRelease | undefined;
   readonly flux: readonly FluxClaim[];

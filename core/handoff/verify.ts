@@ -1,6 +1,6 @@
 /**
- * `verifyHandoff`: did GitOps really take the release over? Reads the cluster (`observe.ts`) and
- * decides (`judge.ts`). `retireHelmStorage`: after an Argo CD takeover, deletes Helm's stale
+ * `verifyHandoff`: did GitOps really take the release over? Reads the cluster (`observeHandoff`)
+ * and decides (`judgeHandoff`). `retireHelmStorage`: after an Argo CD takeover, deletes Helm's stale
  * release Secrets (Argo CD renders with `helm template` and never updates them, so `helm ls`
  * keeps showing helm-handoff's revision and a stray `helm uninstall` would delete what Argo CD
  * manages). It is never automatic and refuses unless the verdict, read right before, is "handed

@@ -109,8 +109,8 @@ function tlsFlags(c: ResolvedRepoChart): string[] {
  * Skips helm's client-side check of the rendered objects against the cluster's OpenAPI document
  * (install and upgrade). helm v4 applies server-side with Strict field validation, so the API server
  * rejects the same mistakes with the same message ("field not declared in schema"); the client-side
- * check only downloads and parses the OpenAPI document once more per helm run (≈30% of the CPU of a
- * small install, measured).
+ * check only downloads and parses the OpenAPI document once more per helm run, a large part of the
+ * CPU of a small install.
  */
 export const NO_CLIENT_OPENAPI = "--disable-openapi-validation";
 

@@ -10,8 +10,7 @@
  * @module
  */
 
-import type { JsonPatchOperation } from "../cluster/client.js";
-import { HelmCallNotAllowedError, type HelmError, HelmHandoffError, ReleaseBusyError } from "../errors.js";
+import { HelmCallNotAllowedError, type HelmError, HelmHandoffError } from "../errors.js";
 import { Duration } from "../spec/duration.js";
 import type { ResolvedSpec } from "../spec/index.js";
 import { installArgs, templateArgs, upgradeArgs, VERSION_ARGS } from "./args.js";
@@ -243,14 +242,13 @@ export class HelmRunner {
   }
 
   /**
-   * Sets release labels on one revision (helm keeps a release's labels on its storage Secret,
-   * `sh.helm.release.v1.NAME.vREVISION`): a JSON patch through the API server, refused when the
-   * revision's status is no longer `expectStatus` (another operation got there first). helm has no
-   * command for it. Nothing of the Secret's content is read or reported.
+   * Sets release labels on one revision. Not a helm call (helm has no command for it) but a JSON
+   * patch of the revision's storage Secret ({@link patchReleaseLabels}); it is a write to a
+   * release, so it is on the runner, where the strategy table guards every write.
    * @throws ReleaseBusyError when the revision changed or is gone (retried by the lifecycle)
    * @internal the package's own lifecycle code calls it; users pass the runner to `ensureRelease` / `removeRelease`.
    */
-  public async relabel(
+  public async patchReleaseLabels(
     releaseName: string,
     namespace: string,
     revision: number,
@@ -259,47 +257,23 @@ export class HelmRunner {
   ): Promise<void> {
     this.guard("relabel");
     const kubeconfig = this.opts.kubeconfig;
-    const where = `${namespace}/${releaseName}`;
     if (kubeconfig === undefined) {
       throw new HelmHandoffError(
         "HELM_PERMANENT",
-        `cannot mark release ${where}: the runner has no kubeconfig`,
+        `cannot mark release ${namespace}/${releaseName}: the runner has no kubeconfig`,
       );
     }
-    const pointer = (key: string) => `/metadata/labels/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
-    const operations: JsonPatchOperation[] = [
-      { op: "test", path: pointer("status"), value: expectStatus },
-      ...Object.entries(labels).map(([k, v]) => ({ op: "add" as const, path: pointer(k), value: v })),
-    ];
-    const secret = `sh.helm.release.v1.${releaseName}.v${revision}`;
-    const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(secret)}`;
-    const { kubeClient } = await import("../cluster/client.js");
-    const client = await kubeClient(kubeconfig);
-    let status: number;
-    try {
-      status = (
-        await client.jsonPatch(path, operations, {
-          timeout: this.commandTimeout(),
-          ...(this.opts.signal !== undefined ? { signal: this.opts.signal } : {}),
-        })
-      ).status;
-    } catch (e) {
-      const why = this.redact(e instanceof Error ? e.message : String(e));
-      throw new ReleaseBusyError(where, `marking revision ${revision} failed (${why}); looking again`);
-    } finally {
-      client.close();
-    }
-    if (status >= 200 && status < 300) return;
-    if (status === 401 || status === 403) {
-      throw new HelmHandoffError(
-        "CREDENTIALS_REJECTED",
-        `the kubeconfig's user may not patch Secret ${secret} in namespace ${namespace} (HTTP ${status}): helm-handoff marks the release revisions it writes; grant it "patch" on secrets in that namespace, as helm itself needs to write releases there`,
-      );
-    }
-    throw new ReleaseBusyError(
-      where,
-      `revision ${revision} changed before helm-handoff could mark it (HTTP ${status}); looking again`,
-    );
+    const { patchReleaseLabels } = await import("../cluster/release-labels.js");
+    await patchReleaseLabels(kubeconfig, {
+      releaseName,
+      namespace,
+      revision,
+      labels,
+      expectStatus,
+      timeout: this.commandTimeout(),
+      ...(this.opts.signal !== undefined ? { signal: this.opts.signal } : {}),
+      redact: (text) => this.redact(text),
+    });
   }
 
   /**

@@ -5,8 +5,8 @@
  * sends SIGTERM (helm then stops its own work); a helm still running `forceKillAfterMs` later gets
  * SIGKILL. stdin gets `input` and is closed. Output is collected whole, and each line is also
  * handed to `onLine` as it arrives. A helm that did not exit 0 comes back as a
- * {@link SpawnFailure} for the shared error mapping (`failure.ts`). (This was execa, whose import
- * cost about 0.1 s of the first helm call in each provider process: docs/performance.md.)
+ * {@link SpawnFailure} for the shared error mapping (`helmFailure`). Plain `node:child_process`
+ * keeps the first helm call of a provider process free of a process library's import.
  *
  * @module
  */

@@ -36,11 +36,14 @@ export interface HelmRunnerOptions {
   readonly kubeconfig?: string;
   /**
    * The helm binary (name on PATH or path).
-   * @default - `$HELM_HANDOFF_HELM` when set, else "helm" on PATH, then
-   * `${XDG_CACHE_HOME:-~/.cache}/helm-handoff/toolchain/bin/helm`
+   * @default - `$HELM_HANDOFF_HELM` when set, else "helm" on PATH
    */
   readonly helmBinary?: string;
-  /** Extra environment variables for helm. @default - none (the process environment minus KUBECONFIG, HELM_KUBECONTEXT, HELM_NAMESPACE) */
+  /**
+   * Extra environment variables for helm, set over the variables it inherits (only an allowlist of
+   * the process environment: PATH, HOME, locale, proxy and TLS trust, Go runtime tuning).
+   * @default - none
+   */
   readonly env?: Readonly<Record<string, string>>;
   /**
    * Bounds how many helm processes run at once, across every runner sharing it (a slot is held only

@@ -2,7 +2,7 @@
  * The release lifecycle shared by the front ends (Pulumi-free): install with retries, adopt,
  * reconcile, recover stuck releases, remove.
  *
- * Ownership (`lifecycle/ownership.ts`): every revision this lifecycle creates is marked with its
+ * Ownership ({@link ownershipOf}): every revision this lifecycle creates is marked with its
  * owner, and it writes (upgrades, rolls back, uninstalls, relabels) only a release whose current
  * revision that owner wrote, re-reading it right before each write. Any other release is adopted
  * as it is (ApplyOnce) or refused with an `OwnershipError` (Reconcile).
@@ -16,9 +16,9 @@
  * - the same `pending-*` states younger than the attempt timeout: another helm may still be
  *   working on it; a `ReleaseBusyError`, retried with backoff until it finishes or goes stale.
  *
- * The states are those of `classifyRelease` (`lifecycle/state.ts`); whether a deployed release is
- * compared and upgraded is the strategy table's (`lifecycle/strategy.ts`) and the comparison is
- * `needsUpgrade` (`lifecycle/upgrade.ts`), the rule the Pulumi provider's diff uses too.
+ * The states are those of `classifyRelease` ({@link classifyRelease}); whether a deployed release is
+ * compared and upgraded is the strategy table's ({@link STRATEGY_TABLE}) and the comparison is
+ * `needsUpgrade`, the rule the Pulumi provider's diff uses too.
  *
  * A failed install attempt uninstalls its partial release (ours only) before the next attempt or
  * before giving up, so a failed create leaves nothing installed.
@@ -65,7 +65,7 @@ import { desiredRelease } from "./upgrade.js";
 export interface EnsureReleaseOptions {
   /**
    * Who writes: the marks every revision this call creates carries, and the only owner whose
-   * releases it repairs or upgrades (see `lifecycle/ownership.ts`).
+   * releases it repairs or upgrades (see `ownershipOf`).
    */
   readonly owner: ReleaseOwner;
   /** Receives progress. @default - nothing is reported */
@@ -200,7 +200,7 @@ async function attempt(a: Attempt, installFirst: boolean): Promise<AttemptResult
       report({ phase: "adopting", attempt: n, message: `release ${where} already exists: looking at it` });
     }
   }
-  // Observe, then act (core/lifecycle/state.ts); a recovery changes the state, so look again
+  // Observe, then act (classifyRelease); a recovery changes the state, so look again
   // (bounded, so a flapping release cannot spin here).
   const mayUpgrade = mayCall(spec.strategy, step, "upgrade");
   for (let look = 0; look < 3; look++) {

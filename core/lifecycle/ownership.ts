@@ -14,7 +14,7 @@
  * - `other-owner`: another helm-handoff resource (another stack, or another add-on) wrote it;
  * - `foreign`: no owner label: helm-handoff did not write it (a person, GitOps, another tool).
  * A write (upgrade, rollback, uninstall, relabel) proceeds only on what {@link mayWrite} allows,
- * after re-reading the release right before it (`install.ts`); anything else is adopted as it is
+ * after re-reading the release right before it (`ensureRelease` and the repairs); anything else is adopted as it is
  * (ApplyOnce) or refused with an {@link OwnershipError} (Reconcile). Pure.
  *
  * @module

@@ -1,6 +1,6 @@
 /**
  * Observe, then act: `classifyRelease` maps what helm reports about a release into a closed set
- * of states, and the lifecycle (`core/install.ts`) takes exactly one action per state:
+ * of states, and the lifecycle (`ensureRelease`) takes exactly one action per state:
  * - `absent` (no release): install;
  * - `uninstalled` (uninstalled with `--keep-history`: helm refuses the name until that history is
  *   removed): fail at once, saying how to remove it;
@@ -10,7 +10,7 @@
  *   the last good revision, or uninstall a never-deployed one), then look again;
  * - `pending` and not stale: another operation may still run: wait (`ReleaseBusyError`, retried);
  * - `unsupported` (any other status, e.g. `unknown`): fail, the user inspects it.
- * Every action that writes first checks whose the release is (`ownership.ts`). Pure.
+ * Every action that writes first checks whose the release is (`ownershipOf`). Pure.
  *
  * @module
  */
@@ -83,7 +83,7 @@ export function classifyRelease(release: ReleaseInfo | undefined, options: Class
   if (release.status === "failed") return { kind: "failed", release };
   if (PENDING.has(release.status)) {
     const age = options.now - Date.parse(release.lastDeployed);
-    // an unreadable date (NaN) counts as not stale, as before: wait for the operation
+    // an unreadable date (NaN) counts as not stale: wait for the operation
     return { kind: "pending", release, stale: age > options.staleAfter.toMilliseconds() };
   }
   return { kind: "unsupported", release };

@@ -1,6 +1,6 @@
 /**
  * Removal of a release (Reconcile delete): `helm uninstall` only of a release whose current
- * revision the owner and instance wrote (`lifecycle/ownership.ts`), re-read right before the
+ * revision the owner and instance wrote (`ownershipOf`), re-read right before the
  * uninstall and retried on transient failures; a release someone else wrote since is left as it is.
  *
  * @module

@@ -1,7 +1,7 @@
 /**
- * The repairs of the release lifecycle (`install.ts`), each a write that re-reads the release
+ * The repairs of the release lifecycle (`ensureRelease`), each a write that re-reads the release
  * right before it ({@link stillAsSeen}) and touches only a release whose current revision the
- * owner wrote (`lifecycle/ownership.ts`): the cleanup of a failed install, and the recovery of a
+ * owner wrote (`ownershipOf`): the cleanup of a failed install, and the recovery of a
  * failed or stale release (rollback to its last good revision, whose new revision is marked as
  * ours again since helm copies the target's labels; or uninstall of a never-deployed one).
  *
@@ -80,7 +80,7 @@ export async function markOurs(
 
 /** Labels `release`'s current revision as written by this owner (no re-read). */
 async function mark(a: Attempt, release: ReleaseInfo): Promise<void> {
-  await a.runner.relabel(
+  await a.runner.patchReleaseLabels(
     a.spec.releaseName,
     a.spec.namespace,
     release.revision,

@@ -5,10 +5,9 @@
  * allows any helm call (diff, read, update and delete are answered from the stored state), the
  * engine ignores changes to the spec inputs and never deletes the release. Every write of either
  * strategy (upgrade, rollback, uninstall, relabel) touches only a release whose current revision
- * this resource wrote (`ownership.ts`); one it did not write is adopted as it is (ApplyOnce) or
- * refused with an `OwnershipError` (Reconcile). The Pulumi provider
- * (`provider/crud.ts`, `provider/component.ts`) and the lifecycle (`core/install.ts`) read
- * this table, and every runner they create refuses a call the table does not list
+ * this resource wrote (`ownershipOf`); one it did not write is adopted as it is (ApplyOnce) or
+ * refused with an `OwnershipError` (Reconcile). The Pulumi provider's
+ * create/read/update/delete and the lifecycle (`ensureRelease`, `removeRelease`) read this table, and every runner they create refuses a call the table does not list
  * (`HelmCallNotAllowedError`), so a rule cannot be broken by a forgotten `if`.
  *
  * @module
@@ -45,7 +44,7 @@ export interface StrategyRules {
   readonly retainOnDelete: boolean;
   /**
    * What a create or update does with a release whose current revision this resource did not
-   * write (see `ownership.ts`): `"adopt"` it as it is, with no helm write (whatever its state), or
+   * write (see `ownershipOf`): `"adopt"` it as it is, with no helm write (whatever its state), or
    * `"refuse"` with an `OwnershipError` that names its owner. Releases it did write are repaired
    * (rolled back, uninstalled, waited for) and, where the step allows, upgraded.
    */

@@ -1,7 +1,7 @@
 /**
  * The add-on spec shared by the Pulumi and cdk8s front ends, and its validation: the types
- * (`spec/types.ts`), `validateSpec` (`spec/validate.ts`), the chart's checks (`spec/chart.ts`)
- * and the field checks (`spec/fields.ts`).
+ * (its `types` module), `validateSpec`, the chart's checks and the field checks (the `chart` and
+ * `fields` modules beside it).
  *
  * @module
  */

@@ -75,7 +75,9 @@ export interface RetryPolicy {
 
 /**
  * - `ApplyOnce`: install once (or adopt), then hand off; later changes and deletes do nothing.
- * - `Reconcile`: keep the release in line with the spec; delete uninstalls it.
+ * - `Reconcile`: upgrade on change, uninstall on delete; a revision someone else wrote (a person's
+ *   `helm upgrade`, a controller) is refused with `OwnershipError` unless `adopt: true`, which
+ *   takes it back.
  */
 export type Strategy = "ApplyOnce" | "Reconcile";
 

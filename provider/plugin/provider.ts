@@ -2,8 +2,8 @@
  * The provider of the `helm-handoff` Pulumi package, which lets a Python, Go, C# or YAML program
  * use `ClusterAddon` (see docs/languages.md): one custom resource per add-on,
  * `helm-handoff:index:ClusterAddon`. Its `check` makes the stored release inputs from the
- * program's arguments by the rules a Node.js program applies (`../addon-inputs.ts`); diff,
- * create, read, update and delete call the dynamic provider's functions (`../crud.ts`): one
+ * program's arguments by the rules a Node.js program applies (`releaseInputsOf`); diff,
+ * create, read, update and delete call the dynamic provider's functions (the shared CRUD): one
  * implementation of the lifecycle, two hosts. The provider enforces ApplyOnce itself (the engine
  * options a Node.js add-on also carries cannot be set from here): after the install, diff reports
  * no change, update records the inputs without a helm call and delete makes none, by the strategy

@@ -3,7 +3,7 @@
  * `ClusterAddon` (`helm-handoff:index:ClusterAddon`, written `helm-handoff:ClusterAddon` in YAML).
  * The inputs are `ClusterAddonArgs` of the Node.js front end, with the same names, defaults and
  * documentation. It is a custom resource: the package's provider stores each add-on as one release
- * resource (`plugin/provider.ts`). Kept by hand: a test compares it with what the provider accepts.
+ * resource (`helmHandoffProvider`). Kept by hand: a test compares it with what the provider accepts.
  *
  * @module
  */
@@ -76,7 +76,7 @@ const inputProperties = {
     $ref: "#/types/helm-handoff:index:Strategy",
     plain: true,
     description:
-      "`ApplyOnce`: install once, then never touch the release again (no upgrade, no drift correction, no uninstall). `Reconcile`: upgrade on change, revert drift, uninstall on delete. Default: ApplyOnce.",
+      "`ApplyOnce`: install once, then never touch the release again (no upgrade, no drift correction, no uninstall). `Reconcile`: upgrade on change, uninstall on delete; a revision someone else wrote (a person's `helm upgrade`, a controller) is refused with `OwnershipError` unless `adopt: true`, which takes it back. Default: ApplyOnce.",
   },
 } as const;
 

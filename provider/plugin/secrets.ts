@@ -2,7 +2,7 @@
  * Secrets and unknowns on the wire between the engine and the package's provider. The provider says it accepts
  * secrets, so the engine sends a secret input as an object `{ [SIG]: SECRET_SIG, value }` instead
  * of the value. `unwrapSecrets` turns such inputs into the plain values the shared CRUD code
- * (`provider/crud.ts`) works on; `wrapSecrets` marks the secret keys of what it returns, so
+ * (the shared CRUD) works on; `wrapSecrets` marks the secret keys of what it returns, so
  * nothing secret reaches the state in plaintext (the engine's `additionalSecretOutputs` on the
  * release does the same a second time).
  *

@@ -8,9 +8,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { liveRelease } from "../support/addon.js";
-import { repoRoot } from "../support/charts.js";
 import { clusterSuite } from "../support/cluster.js";
 import { type PulumiCli, pulumiCli } from "../support/project.js";
+import { repoRoot } from "../support/repo-root.js";
 
 const suite = clusterSuite({ name: "cli-examples", workloads: true });
 let cli: PulumiCli | undefined;

@@ -117,10 +117,16 @@ describe("cluster calls with each kind of kubeconfig access (exec plugin, proxy,
     assert.equal(result.release.status, "deployed");
     // The relabel is a JSON patch through the same client (client-node, for an exec plugin).
     const runner = new HelmRunner({ kubeconfig });
-    await runner.relabel("exec-auth", "default", 1, { "helm-handoff.dev/instance": "2" }, "deployed");
+    await runner.patchReleaseLabels(
+      "exec-auth",
+      "default",
+      1,
+      { "helm-handoff.dev/instance": "2" },
+      "deployed",
+    );
     assert.equal((await runner.status("exec-auth", "default"))?.labels["helm-handoff.dev/instance"], "2");
     await assert.rejects(
-      runner.relabel("exec-auth", "default", 1, { "helm-handoff.dev/instance": "3" }, "failed"),
+      runner.patchReleaseLabels("exec-auth", "default", 1, { "helm-handoff.dev/instance": "3" }, "failed"),
       {
         name: "ReleaseBusyError",
         message:

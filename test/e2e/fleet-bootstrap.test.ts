@@ -16,7 +16,8 @@ import {
   formatFleetSummary,
 } from "../../examples/fleet/index.js";
 import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
-import { repoRoot, runHelm } from "../support/charts.js";
+import { runHelm } from "../support/charts.js";
+import { repoRoot } from "../support/repo-root.js";
 
 /** `helm list -A` of a cluster: release name → namespace, revision and status. */
 async function helmList(

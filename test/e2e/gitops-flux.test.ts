@@ -11,7 +11,6 @@ import { after, before, describe, test } from "node:test";
 import { fluxHandoffObjects, type HandoffRecord, verifyHandoff } from "../../core/handoff/gitops.js";
 import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
 import { type AddonStack, addonStack, liveRelease } from "../support/addon.js";
-import { repoRoot } from "../support/charts.js";
 import {
   bootstrapArgs,
   conditionOf,
@@ -25,6 +24,7 @@ import {
   waitFor,
 } from "../support/gitops.js";
 import { createHelmSpy, type HelmSpy } from "../support/helm-spy.js";
+import { repoRoot } from "../support/repo-root.js";
 import { type HttpChartRepo, startHttpChartRepo } from "../support/repos.js";
 
 const exampleChart = (name: string): string => join(repoRoot(), "examples", "bootstrap", "charts", name);

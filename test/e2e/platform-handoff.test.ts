@@ -12,10 +12,10 @@ import { clusterIdentityFromKubeconfig } from "../../core/index.js";
 import { platform, type RootObjectRef } from "../../examples/platform/program.js";
 import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
 import { liveRelease } from "../support/addon.js";
-import { repoRoot } from "../support/charts.js";
 import { conditionOf, getObject as getJson, mergePatch, objectPath, waitFor } from "../support/gitops.js";
 import { createHelmSpy, type HelmSpy } from "../support/helm-spy.js";
 import { type TestStack, testStack } from "../support/pulumi.js";
+import { repoRoot } from "../support/repo-root.js";
 import { type HttpChartRepo, startHttpChartRepo } from "../support/repos.js";
 
 const exampleChart = (name: string): string => join(repoRoot(), "examples", "bootstrap", "charts", name);

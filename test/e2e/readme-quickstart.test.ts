@@ -10,7 +10,6 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { before, test } from "node:test";
 import { liveRelease } from "../support/addon.js";
-import { repoRoot } from "../support/charts.js";
 import { clusterSuite } from "../support/cluster.js";
 import { codeBlockAfter } from "../support/markdown.js";
 import {
@@ -21,6 +20,7 @@ import {
   pulumiCli,
   pulumiProjectYaml,
 } from "../support/project.js";
+import { repoRoot } from "../support/repo-root.js";
 import { type HttpChartRepo, startHttpChartRepo } from "../support/repos.js";
 
 /** The quick start's code block, read from README.md. */

@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, readlink, rm, symlink } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { test } from "node:test";
-import { repoRoot } from "../support/charts.js";
+import { repoRoot } from "../support/repo-root.js";
 
 interface Run {
   readonly code: number;

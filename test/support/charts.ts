@@ -12,12 +12,12 @@
  * @module
  */
 import { execFile } from "node:child_process";
-import { constants as fsConstants, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { constants as fsConstants, mkdtempSync, rmSync } from "node:fs";
 import { access, mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, isAbsolute, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { isAbsolute, join } from "node:path";
 import { parse as parseYaml } from "yaml";
+import { repoRoot } from "./repo-root.js";
 
 /** The charts in test/charts/. */
 export const CHART_NAMES = ["crds-only", "widget", "schema", "workload", "hook", "big", "random"] as const;
@@ -33,36 +33,6 @@ export type ExtraVersions = Readonly<Partial<Record<string, readonly string[]>>>
 
 // ---------------------------------------------------------------------------------------------------------
 // Paths
-
-let cachedRoot: string | undefined;
-
-/**
- * The repository root: the nearest directory above this module whose package.json is named `helm-handoff`.
- * Works from the sources (test/support/) and from the compiled files (dist/test/support/).
- *
- * @throws Error when no such package.json is found.
- */
-export function repoRoot(): string {
-  if (cachedRoot !== undefined) return cachedRoot;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    try {
-      const manifest: unknown = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-      if (typeof manifest === "object" && manifest !== null && "name" in manifest) {
-        if (manifest.name === "helm-handoff") {
-          cachedRoot = dir;
-          return dir;
-        }
-      }
-    } catch {
-      // no (readable) package.json here: go up
-    }
-    const parent = dirname(dir);
-    if (parent === dir)
-      throw new Error("repository root not found: no package.json named helm-handoff above");
-    dir = parent;
-  }
-}
 
 /**
  * Absolute path of a test chart directory, test/charts/NAME (not checked for existence).

@@ -12,7 +12,7 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { App, Chart } from "cdk8s";
 import { resolveHelmBinary } from "../../core/helm/index.js";
 import type { KubeObject } from "../../core/util/kube-object.js";
-import { repoRoot } from "./charts.js";
+import { repoRoot } from "./repo-root.js";
 
 /** Absolute path of test/charts/NAME. */
 export function testChart(name: string): string {

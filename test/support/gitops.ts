@@ -13,7 +13,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { KubeObject } from "../../core/handoff/gitops.js";
 import type { LocalCluster } from "../../local-cluster/index.js";
 import type { ClusterAddonArgs } from "../../provider/index.js";
-import { repoRoot } from "./charts.js";
+import { repoRoot } from "./repo-root.js";
 
 /**
  * The args of an ApplyOnce add-on bootstrapped from the test's chart repository, waiting for its

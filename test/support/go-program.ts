@@ -14,8 +14,8 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { execa } from "execa";
 import { toolchainBinDir } from "../../local-cluster/binaries.js";
-import { repoRoot } from "./charts.js";
 import { codeBlockAfter } from "./markdown.js";
+import { repoRoot } from "./repo-root.js";
 
 /** The SDK's Go module path, as Pulumi derives it for a package named helm-handoff (no repository in the schema). */
 export const GO_SDK_MODULE = "example.com/pulumi-helm-handoff/sdk/go";

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { execa, type Options } from "execa";
 import { toolchainBinDir } from "../../local-cluster/binaries.js";
-import { repoRoot } from "./charts.js";
+import { repoRoot } from "./repo-root.js";
 
 let tarball: Promise<string> | undefined;
 

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import * as automation from "@pulumi/pulumi/automation/index.js";
 import { pulumiNodejsPluginDir, toolchainBinDir } from "../../local-cluster/binaries.js";
-import { repoRoot } from "./charts.js";
+import { repoRoot } from "./repo-root.js";
 
 /** A stack of an inline program, with its backend and captured engine output. */
 export interface TestStack {

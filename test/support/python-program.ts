@@ -17,9 +17,9 @@ import { mkdir } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import { execa } from "execa";
 import { toolchainBinDir } from "../../local-cluster/binaries.js";
-import { repoRoot } from "./charts.js";
 import { codeBlockAfter } from "./markdown.js";
 import { languageHostDir } from "./project.js";
+import { repoRoot } from "./repo-root.js";
 
 /** Where `pulumi package add` writes the Python SDK, relative to the program's directory. */
 export const PYTHON_SDK_DIR = "sdks/helm-handoff";

@@ -58,7 +58,7 @@ function fakeRunner(script: {
       calls.push("history");
       return script.history ?? [];
     },
-    relabel: async (_n: string, _ns: string, revision: number, labels: Record<string, string>) => {
+    patchReleaseLabels: async (_n: string, _ns: string, revision: number, labels: Record<string, string>) => {
       calls.push(`relabel ${revision} ${labels["helm-handoff.dev/revision"]}`);
     },
     uninstall: async () => {

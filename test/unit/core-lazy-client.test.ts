@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { test } from "node:test";
 import { promisify } from "node:util";
-import { repoRoot } from "../support/charts.js";
+import { repoRoot } from "../support/repo-root.js";
 
 const program = `
 const { registerHooks } = require("node:module");

@@ -11,7 +11,7 @@ import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { repoRoot } from "../support/charts.js";
+import { repoRoot } from "../support/repo-root.js";
 
 const KEEP = join(repoRoot(), "dist", "provider", "compile-cache.cjs");
 

@@ -144,3 +144,17 @@ test("an ApplyOnce add-on with keyed digests plans nothing when its spec changes
   };
   assert.deepEqual(await diff("id", olds, news), { changes: false });
 });
+
+test("a Reconcile add-on moved to another namespace or renamed is replaced by the field that changed", async () => {
+  const olds = deployed("0.1.0", "0.1.0");
+  const moved = await diff("id", olds, { ...inputs("0.1.0"), namespace: "cni-system" });
+  assert.deepEqual(moved, { changes: true, replaces: ["namespace"], deleteBeforeReplace: false });
+  const renamed = await diff("id", olds, { ...inputs("0.1.0"), releaseName: "cilium" });
+  assert.deepEqual(renamed, { changes: true, replaces: ["releaseName"], deleteBeforeReplace: false });
+  const both = await diff("id", olds, { ...inputs("0.1.0"), releaseName: "cilium", namespace: "cni-system" });
+  assert.deepEqual(both, {
+    changes: true,
+    replaces: ["releaseName", "namespace"],
+    deleteBeforeReplace: false,
+  });
+});

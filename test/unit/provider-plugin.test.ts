@@ -20,11 +20,10 @@ import { releaseInputsOf } from "../../provider/addon-inputs.js";
 import { helmHandoffProvider, packageVersion } from "../../provider/plugin/provider.js";
 import { CLUSTER_ADDON_INPUTS, packageSchema } from "../../provider/plugin/schema.js";
 import { unwrapSecrets, wrapSecrets } from "../../provider/plugin/secrets.js";
-import { repoRoot } from "../support/charts.js";
+import { repoRoot } from "../support/repo-root.js";
 
 const SIG = "4dabf18193072939515e22adb298388d";
 const SECRET = "1b47061264138c4ac30d75fd1eb44270";
-const RELEASE_URN = "urn:pulumi:dev::p::helm-handoff:index:ClusterAddon$helm-handoff:index:AddonRelease::cni";
 
 test("requiring the package directory gives the plugin's start function and starts nothing", () => {
   const main = createRequire(import.meta.url)(repoRoot()) as unknown;
@@ -234,39 +233,6 @@ test("wire secrets are unwrapped deeply, and the secret output keys are wrapped 
       chartPassword: undefined,
     },
   );
-});
-
-test("check names the failing property and returns the inputs with their secrets still marked", async () => {
-  const provider = helmHandoffProvider("0.0.0");
-  const news = {
-    kubeconfig: { [SIG]: SECRET, value: "kc" },
-    clusterId: "c",
-    clusterServer: "https://127.0.0.1:6443",
-    strategy: "ApplyOnce",
-    releaseName: "Bad_Name",
-    namespace: "default",
-    spec: {
-      chart: { path: join(repoRoot(), "test", "charts", "schema") },
-      createNamespace: false,
-      install: {},
-      retry: {},
-    },
-    values: { [SIG]: SECRET, value: {} },
-    chartPassword: { [SIG]: SECRET, value: "" },
-    desiredDigest: "d",
-  };
-  const bad = await provider.check?.(RELEASE_URN, { x: 1 }, news);
-  assert.deepEqual(bad, {
-    failures: [
-      {
-        property: "releaseName",
-        reason:
-          'releaseName "Bad_Name" is invalid: must be a lowercase DNS-1123 name of at most 53 characters (helm\'s limit), e.g. "bad-name"',
-      },
-    ],
-  });
-  const good = await provider.check?.(RELEASE_URN, { x: 1 }, { ...news, releaseName: "cni" });
-  assert.deepEqual(good, { inputs: { ...news, releaseName: "cni" } });
 });
 
 const ADDON_URN = "urn:pulumi:dev::p::helm-handoff:index:ClusterAddon::cni";
