@@ -12,13 +12,13 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { execa } from "execa";
 import ts from "typescript";
-import { repoRoot } from "../support/charts.js";
 import {
   createProject,
   installedVersion,
   jsonFile,
   PULUMI_NEW_TYPESCRIPT_TSCONFIG,
 } from "../support/project.js";
+import { repoRoot } from "../support/repo-root.js";
 
 interface PackageJson {
   readonly exports: Record<string, string | Record<string, string>>;

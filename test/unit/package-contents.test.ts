@@ -10,8 +10,8 @@ import { constants, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import ts from "typescript";
-import { repoRoot } from "../support/charts.js";
 import { packedFiles } from "../support/project.js";
+import { repoRoot } from "../support/repo-root.js";
 
 interface PackageJson {
   exports: Record<string, string | Record<string, string>>;
