@@ -212,7 +212,6 @@ build_registry() {
   go build -trimpath -ldflags "-s -w" -o "$out/registry" github.com/distribution/distribution/v3/cmd/registry
 }
 
-
 # The pulumi CLI, its plugins and the other languages' hosts: their recipes and pins.
 # shellcheck source=scripts/toolchain-pulumi.sh
 source "$REPO_ROOT/scripts/toolchain-pulumi.sh"

@@ -1,9 +1,9 @@
 /**
- * The fleet example's command line (after `npm run build`, with the toolchain on PATH):
+ * The fleet example's command line (after `npm run build`, with the tools it uses on PATH):
  *
  * ```sh
- * scripts/with-toolchain.sh node dist/examples/fleet/main.js --local 3
- * scripts/with-toolchain.sh node dist/examples/fleet/main.js --cluster a=./a.kubeconfig --cluster b=./b.kubeconfig
+ * scripts/with-toolchain.sh --helm --cluster --pulumi node dist/examples/fleet/main.js --local 3
+ * scripts/with-toolchain.sh --helm --pulumi node dist/examples/fleet/main.js --cluster a=./a.kubeconfig --cluster b=./b.kubeconfig
  * ```
  *
  * `--local N` starts N local clusters (no workloads, so installs do not wait) and stops them at the
