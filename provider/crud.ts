@@ -6,7 +6,8 @@
  * Frozen contract: the package export `helm-handoff/pulumi/dynamic` maps to this module, and the
  * provider source already stored in users' states calls exactly `check`, `diff`, `create`,
  * `read`, `update` and `remove` with the engine's arguments. Keep the export path and these six
- * functions' signatures; add, never rename.
+ * functions' signatures (docs/api/helm-handoff-pulumi-dynamic.api.md); add, never rename. The
+ * types they name are exported with them, types only.
  *
  * Contract kept here (Pulumi's dynamic providers):
  * - a failed create leaves nothing installed and throws (nothing is recorded);
