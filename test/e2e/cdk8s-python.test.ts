@@ -7,29 +7,29 @@
  * behave as in TypeScript; docs/cdk8s.md's Python quick start runs as written.
  */
 import assert from "node:assert/strict";
-import { cp, readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { App, Chart, Duration } from "cdk8s";
+import { App, Chart } from "cdk8s";
 import { parseAllDocuments } from "yaml";
-import { ArgoCdHandoff, ClusterAddon, type ClusterAddonProps, FluxHandoff } from "../../constructs/index.js";
+import { ClusterAddon } from "../../constructs/index.js";
 import { repoRoot } from "../support/charts.js";
-import { isolateCache, testChart } from "../support/constructs.js";
+import { isolateCache } from "../support/constructs.js";
 import { createHelmSpy, type HelmSpy } from "../support/helm-spy.js";
 import {
   buildJsiiPackage,
   cdk8sDocBlock,
+  copyTestCharts,
   createPythonApp,
   type JsiiBuild,
   type LanguageApp,
+  referenceApp,
   runPython,
   synthesizedFiles,
 } from "../support/jsii.js";
 import { type HttpChartRepo, startHttpChartRepo } from "../support/repos.js";
 
-const CHARTS = ["schema", "hook", "workload", "big", "random"] as const;
-
-/** The Python app compared with {@link typescriptApp}: every output, every prop kind, the handoff constructs. */
+/** The Python app compared with `referenceApp` (test/support/jsii.ts): every output, every prop kind, the handoff constructs. */
 const MAIN_PY = `#!/usr/bin/env python
 from constructs import Construct
 from cdk8s import App, Chart, Duration
@@ -113,68 +113,6 @@ Proxy(app, "proxy")
 app.synth()
 `;
 
-/** The same app with the TypeScript constructs, synthesized into `outdir`; chart paths under `dir`. */
-function typescriptApp(dir: string, outdir: string): void {
-  const app = new App({ outdir });
-  const manifests = new Chart(app, "manifests");
-  new ClusterAddon(manifests, "cni", {
-    chart: { path: join(dir, "charts/schema") },
-    namespace: "kube-system",
-    createNamespace: true,
-    values: { replicas: 2, mode: "b" },
-  });
-  new ClusterAddon(manifests, "hooked", {
-    chart: { path: join(dir, "charts/hook") },
-    releaseName: "hooks",
-    hooks: "include",
-    kubeVersion: "1.36.0",
-    apiVersions: ["monitoring.coreos.com/v1"],
-  });
-  const carriers = new Chart(app, "carriers");
-  new ClusterAddon(carriers, "workload", {
-    chart: { path: join(dir, "charts/workload") },
-    namespace: "apps",
-    values: { replicaCount: 3, podLabels: { tier: "bootstrap" }, message: "hello" },
-    strategy: "Reconcile",
-    output: "ClusterResourceSet",
-    clusterSelector: {
-      matchLabels: { cni: "bootstrap" },
-      matchExpressions: [{ key: "env", operator: "In", values: ["prod", "staging"] }],
-    },
-    clusterApiVersion: "v1beta1",
-    carrierNamespace: "fleet",
-    maxCarrierBytes: 4096,
-  });
-  const proxy = new Chart(app, "proxy");
-  const cni = new ClusterAddon(proxy, "cni", {
-    chart: { repo: "oci://registry.example.org/charts", name: "cni", version: "1.2.3" },
-    namespace: "kube-system",
-    values: { ipam: { mode: "kubernetes" }, banner: "{{ not a template }}", mtu: 1450.5 },
-    install: { wait: false, timeout: `${Duration.minutes(10).toSeconds()}s`, skipCrds: true },
-    output: "HelmChartProxy",
-    clusterSelector: { matchLabels: { cni: "bootstrap" } },
-  } satisfies ClusterAddonProps);
-  const record = cni.handoffRecord({
-    clusterId: "sha256:0123",
-    server: "https://10.0.0.1:6443",
-    revision: 1,
-    installedAt: "2026-12-05T10:00:00.000Z",
-  });
-  new FluxHandoff(proxy, "flux", {
-    record,
-    interval: "5m",
-    values: { ipam: { mode: "kubernetes" } },
-    valuesFrom: [{ kind: "Secret", name: "cni-secret-values" }],
-  });
-  new ArgoCdHandoff(proxy, "argocd", {
-    record,
-    project: "platform",
-    automated: { selfHeal: true },
-    syncOnCreate: false,
-  });
-  app.synth();
-}
-
 let build: JsiiBuild;
 let project: LanguageApp;
 let cache: ReturnType<typeof isolateCache>;
@@ -184,11 +122,6 @@ const cleanup: (() => Promise<void>)[] = [];
 /** The environment of a Python run: this file's render cache, helm through the spy. */
 function pyEnv(): Record<string, string> {
   return { XDG_CACHE_HOME: cache.dir, HELM_HANDOFF_HELM: spy.binary };
-}
-
-/** Copies the test charts into the project (`./charts/NAME`), as an app keeps its charts. */
-async function chartFiles(dir: string): Promise<void> {
-  for (const name of CHARTS) await cp(testChart(name), join(dir, "charts", name), { recursive: true });
 }
 
 /** Runs a Python script written into the project, returning its stdout. */
@@ -202,7 +135,7 @@ before(async () => {
   cleanup.push(() => build.remove());
   project = await createPythonApp("bootstrap", MAIN_PY, build.wheel);
   cleanup.push(() => project.remove());
-  await chartFiles(project.dir);
+  await copyTestCharts(project.dir);
   spy = await createHelmSpy();
   cleanup.push(() => spy.remove());
   cache = isolateCache();
@@ -218,7 +151,7 @@ test("python main.py writes the same Manifests, ClusterResourceSet and HelmChart
 }, async () => {
   await runPython(project, pyEnv());
   const tsOut = join(project.dir, "ts-dist");
-  typescriptApp(project.dir, tsOut);
+  referenceApp(project.dir, tsOut);
   const python = synthesizedFiles(join(project.dir, "dist"));
   const typescript = synthesizedFiles(tsOut);
   assert.deepEqual(Object.keys(python), ["carriers.k8s.yaml", "manifests.k8s.yaml", "proxy.k8s.yaml"]);
@@ -391,10 +324,13 @@ test("the Python quick start of docs/cdk8s.md runs as written with python main.p
   const files = synthesizedFiles(join(quickstart.dir, "dist"));
   assert.deepEqual(Object.keys(files), ["bootstrap.k8s.yaml"]);
   const docs = parseAllDocuments(files["bootstrap.k8s.yaml"] ?? "").map(
-    (d) => d.toJS() as { kind: string; metadata: { annotations?: Record<string, string> } },
+    (d) => d.toJS() as { kind: string; metadata: { name: string; annotations?: Record<string, string> } },
   );
-  assert.ok(docs.length > 0);
-  for (const d of docs.filter((o) => o.kind !== "Namespace")) {
-    assert.equal(d.metadata.annotations?.["meta.helm.sh/release-name"], "cni");
-  }
+  assert.deepEqual(
+    docs.map((d) => [d.kind, d.metadata.name, d.metadata.annotations?.["meta.helm.sh/release-name"]]),
+    [
+      ["ConfigMap", "cni-config", "cni"],
+      ["DaemonSet", "cni-agent", "cni"],
+    ],
+  );
 });
