@@ -97,7 +97,7 @@ public class Main {
                         .build())
                 .clusterApiVersion(ClusterApiVersion.V1BETA1)
                 .carrierNamespace("fleet")
-                .maxCarrierBytes(4096)
+                .maxCarrierBytes(2048)
                 .build());
 
         Chart proxy = new Chart(app, "proxy");

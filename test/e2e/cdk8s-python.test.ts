@@ -84,7 +84,7 @@ class Carriers(Chart):
                     key="env", operator=LabelSelectorOperator.IN, values=["prod", "staging"])]),
             cluster_api_version=ClusterApiVersion.V1BETA1,
             carrier_namespace="fleet",
-            max_carrier_bytes=4096)
+            max_carrier_bytes=2048)
 
 
 class Proxy(Chart):
@@ -306,6 +306,26 @@ app.synth()
   });
   app.synth();
   assert.equal(text, await readFile(join(tsOut, "big.k8s.yaml"), "utf8"));
+});
+
+test("a chart that renders differently each time gives the same warning in Python as in TypeScript", {
+  timeout: 300_000,
+}, async () => {
+  const out = await python(
+    "nondeterministic.py",
+    `import json
+from cdk8s import App, Chart
+from helm_handoff_cdk8s import ChartSource, ClusterAddon
+
+addon = ClusterAddon(Chart(App(), "random"), "rnd", chart=ChartSource.from_path("./charts/random"))
+print(json.dumps({"nondeterministic": addon.nondeterministic, "warnings": addon.warnings}))
+`,
+  );
+  const addon = new ClusterAddon(new Chart(new App(), "random"), "rnd", {
+    chart: { path: join(project.dir, "charts/random") },
+  });
+  assert.deepEqual(addon.nondeterministic, ["ConfigMap default/rnd-random"]);
+  assert.deepEqual(JSON.parse(out), { nondeterministic: addon.nondeterministic, warnings: addon.warnings });
 });
 
 test("the Python quick start of docs/cdk8s.md runs as written with python main.py", {

@@ -239,7 +239,7 @@ export async function runJava(app: LanguageApp, env: Record<string, string> = {}
 }
 
 /** The test charts the apps use, copied to `./charts/NAME` of a project, as an app keeps its charts. */
-export const APP_CHARTS = ["schema", "hook", "workload", "big"] as const;
+export const APP_CHARTS = ["schema", "hook", "workload", "big", "random"] as const;
 
 /** Copies {@link APP_CHARTS} into the project `dir`. */
 export async function copyTestCharts(dir: string): Promise<void> {
@@ -282,7 +282,7 @@ export function referenceApp(dir: string, outdir: string): void {
     },
     clusterApiVersion: "v1beta1",
     carrierNamespace: "fleet",
-    maxCarrierBytes: 4096,
+    maxCarrierBytes: 2048,
   });
   const proxy = new Chart(app, "proxy");
   const cni = new ClusterAddon(proxy, "cni", {
