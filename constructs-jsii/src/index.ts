@@ -251,12 +251,18 @@ export class HandoffRecord {
     return new HandoffRecord(json as coreTypes.HandoffRecord);
   }
 
+  /** Cluster identity. */
+  public readonly clusterId: string;
+  /** API server URL. */
+  public readonly server: string;
   /** Release name. */
   public readonly releaseName: string;
   /** Release namespace. */
   public readonly releaseNamespace: string;
   /** The chart version installed. */
   public readonly chartVersion: string;
+  /** Release revision at handoff. */
+  public readonly revision: number;
   /** The strategy in force. */
   public readonly strategy: Strategy;
   /** @internal */
@@ -264,9 +270,12 @@ export class HandoffRecord {
 
   private constructor(record: coreTypes.HandoffRecord) {
     this._record = record;
+    this.clusterId = record.cluster.id;
+    this.server = record.cluster.server;
     this.releaseName = record.release.name;
     this.releaseNamespace = record.release.namespace;
     this.chartVersion = record.chart.version;
+    this.revision = record.revision;
     this.strategy = record.strategy as Strategy;
   }
 

@@ -11,6 +11,7 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { App, Chart } from "cdk8s";
+import { execa } from "execa";
 import { parseAllDocuments } from "yaml";
 import { ClusterAddon } from "../../constructs/index.js";
 import { repoRoot } from "../support/charts.js";
@@ -21,12 +22,14 @@ import {
   cdk8sDocBlock,
   copyTestCharts,
   createPythonApp,
+  JSII_PACKAGE_VERSION,
   type JsiiBuild,
   type LanguageApp,
   referenceApp,
   runPython,
   synthesizedFiles,
 } from "../support/jsii.js";
+import { installedVersion, packedFiles } from "../support/project.js";
 import { type HttpChartRepo, startHttpChartRepo } from "../support/repos.js";
 
 /** The Python app compared with `referenceApp` (test/support/jsii.ts): every output, every prop kind, the handoff constructs. */
@@ -44,6 +47,7 @@ from helm_handoff_cdk8s import (
     FluxHandoff,
     FluxValuesKind,
     FluxValuesReference,
+    HandoffRecord,
     HooksPolicy,
     InstallOptions,
     LabelSelector,
@@ -102,7 +106,10 @@ class Proxy(Chart):
         FluxHandoff(self, "flux", record=record, interval="5m",
             values={"ipam": {"mode": "kubernetes"}},
             values_from=[FluxValuesReference(kind=FluxValuesKind.SECRET, name="cni-secret-values")])
-        ArgoCdHandoff(self, "argocd", record=record, project="platform",
+        # a record read back from its JSON form (as from a Pulumi stack output) is the same record
+        assert HandoffRecord.from_json(record.to_json()).to_json() == record.to_json()
+        assert (record.release_name, record.revision, record.strategy) == ("cni", 1, Strategy.APPLY_ONCE)
+        ArgoCdHandoff(self, "argocd", record=HandoffRecord.from_json(record.to_json()), project="platform",
             automated=ArgoCdAutomatedSync(self_heal=True), sync_on_create=False)
 
 
@@ -168,6 +175,31 @@ test("python main.py writes the same Manifests, ClusterResourceSet and HelmChart
   assert.ok(kinds("carriers.k8s.yaml").filter((k) => k === "ConfigMap").length >= 2, "chunked into carriers");
   assert.equal(kinds("carriers.k8s.yaml").at(-1), "ClusterResourceSet");
   assert.ok(kinds("manifests.k8s.yaml").includes("Job"), "the hook is included");
+});
+
+test("the jsii package's npm tarball bundles this checkout's npm pack of helm-handoff and yaml, and nothing else", {
+  timeout: 120_000,
+}, async () => {
+  const js = join(build.dir, "js");
+  const [tgz] = await readdir(js);
+  assert.equal(tgz, `helm-handoff-cdk8s@${JSII_PACKAGE_VERSION}.jsii.tgz`);
+  const { stdout } = await execa("tar", ["tzf", join(js, tgz ?? "")]);
+  const entries = stdout.split("\n").filter((e) => e !== "" && !e.endsWith("/"));
+  const bundled = new Set(
+    entries.map((e) => /^package\/node_modules\/([^/]+)\//.exec(e)?.[1]).filter(Boolean),
+  );
+  assert.deepEqual([...bundled].sort(), ["helm-handoff", "yaml"]);
+  const helmHandoff = entries
+    .filter((e) => e.startsWith("package/node_modules/helm-handoff/"))
+    .map((e) => e.slice("package/node_modules/helm-handoff/".length))
+    .sort();
+  assert.deepEqual(helmHandoff, await packedFiles());
+  const manifest = JSON.parse(
+    (await execa("tar", ["xzOf", join(js, tgz ?? ""), "package/package.json"])).stdout,
+  ) as { dependencies: Record<string, string>; bundledDependencies: string[] };
+  assert.deepEqual(manifest.bundledDependencies, ["helm-handoff", "yaml"]);
+  assert.equal(manifest.dependencies["helm-handoff"], installedVersion("helm-handoff"));
+  assert.equal(manifest.dependencies.yaml, installedVersion("yaml"));
 });
 
 test("an invalid spec raises a Python exception carrying the field and the fix", {
