@@ -9,7 +9,6 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseAllDocuments } from "yaml";
-import { repoRoot } from "../support/charts.js";
 import { isolateCache } from "../support/constructs.js";
 import {
   buildJsiiPackage,
@@ -21,6 +20,7 @@ import {
   runJava,
   synthesizedFiles,
 } from "../support/jsii.js";
+import { repoRoot } from "../support/repo-root.js";
 import { startHttpChartRepo } from "../support/repos.js";
 
 /** The Java twin of the Python app of cdk8s-python.test.ts: `referenceApp` (test/support/jsii.ts) in Java. */

@@ -14,7 +14,6 @@ import { App, Chart } from "cdk8s";
 import { execa } from "execa";
 import { parseAllDocuments } from "yaml";
 import { ClusterAddon } from "../../constructs/index.js";
-import { repoRoot } from "../support/charts.js";
 import { isolateCache } from "../support/constructs.js";
 import { createHelmSpy, type HelmSpy } from "../support/helm-spy.js";
 import {
@@ -30,6 +29,7 @@ import {
   synthesizedFiles,
 } from "../support/jsii.js";
 import { installedVersion, packedFiles } from "../support/project.js";
+import { repoRoot } from "../support/repo-root.js";
 import { type HttpChartRepo, startHttpChartRepo } from "../support/repos.js";
 
 /** The Python app compared with `referenceApp` (test/support/jsii.ts): every output, every prop kind, the handoff constructs. */

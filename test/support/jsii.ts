@@ -17,9 +17,10 @@ import { App, Chart, Duration } from "cdk8s";
 import { execa } from "execa";
 import { ArgoCdHandoff, ClusterAddon, type ClusterAddonProps, FluxHandoff } from "../../constructs/index.js";
 import { toolchainBinDir } from "../../local-cluster/binaries.js";
-import { chartPath, repoRoot } from "./charts.js";
+import { chartPath } from "./charts.js";
 import { codeBlockAfter } from "./markdown.js";
 import { PYTHON_CONSTRAINTS } from "./python-program.js";
+import { repoRoot } from "./repo-root.js";
 
 /** The jsii package's version (constructs-jsii/package.json). */
 export const JSII_PACKAGE_VERSION = (
