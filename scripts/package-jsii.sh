@@ -44,7 +44,9 @@ fi
 # The jsii tools and the peers' minimum versions, once per checkout (flock: test files build in parallel).
 (
   flock 9
-  if [[ ! -x "$jsii_dir/node_modules/.bin/jsii-pacmak" ]]; then
+  # npm ci writes node_modules/.package-lock.json: older than package-lock.json means stale.
+  if [[ ! -x "$jsii_dir/node_modules/.bin/jsii-pacmak" ||
+    "$jsii_dir/package-lock.json" -nt "$jsii_dir/node_modules/.package-lock.json" ]]; then
     npm ci --prefix "$jsii_dir" --no-audit --no-fund --loglevel=error
   fi
 ) 9<"$jsii_dir/package.json"
