@@ -11,7 +11,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { App, Chart, Duration } from "cdk8s";
 import { execa } from "execa";
@@ -26,6 +26,14 @@ import { repoRoot } from "./repo-root.js";
 export const JSII_PACKAGE_VERSION = (
   JSON.parse(readFileSync(join(repoRoot(), "constructs-jsii", "package.json"), "utf8")) as { version: string }
 ).version;
+
+/**
+ * The user's cache home and the toolchain's bin dir as they were when the tests started: the tests
+ * point `XDG_CACHE_HOME` at an empty render cache (`isolateCache`), which must not move pip's cache
+ * (`~/.cache/pip`, wheels downloaded once) or the toolchain.
+ */
+const USER_CACHE_HOME = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
+const TOOLCHAIN_BIN = toolchainBinDir();
 
 /** The cdk8s version the Python and Java apps install: the oldest the package supports, which Maven Central serves. */
 export const CDK8S_VERSION = "2.68.0";
@@ -55,7 +63,10 @@ export async function buildJsiiPackage(targets: string): Promise<JsiiBuild> {
       ["run", "--silent", "package:jsii", "--", "--skip-build", "--targets", targets, "--out", dir],
       {
         cwd: repoRoot(),
-        env: { PATH: [toolchainBinDir(), process.env.PATH ?? ""].join(delimiter) },
+        env: {
+          PATH: [TOOLCHAIN_BIN, process.env.PATH ?? ""].join(delimiter),
+          XDG_CACHE_HOME: USER_CACHE_HOME,
+        },
       },
     );
   } catch (error) {
@@ -87,7 +98,7 @@ export function appEnv(
   extraPath: readonly string[] = [],
   env: Record<string, string> = {},
 ): Record<string, string> {
-  return { ...env, PATH: [...extraPath, toolchainBinDir(), process.env.PATH ?? ""].join(delimiter) };
+  return { ...env, PATH: [...extraPath, TOOLCHAIN_BIN, process.env.PATH ?? ""].join(delimiter) };
 }
 
 /** The `cdk8s.yaml` of a Python app as `cdk8s init python-app` writes it, running `python main.py` (no `imports`). */
@@ -121,7 +132,10 @@ export async function createPythonApp(
     await execa(
       join(dir, ".venv", "bin", "python"),
       ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", `cdk8s==${CDK8S_VERSION}`, wheel],
-      { cwd: dir, env: { PIP_CONSTRAINT: PYTHON_CONSTRAINTS, PIP_NO_INPUT: "1" } },
+      {
+        cwd: dir,
+        env: { PIP_CONSTRAINT: PYTHON_CONSTRAINTS, PIP_NO_INPUT: "1", XDG_CACHE_HOME: USER_CACHE_HOME },
+      },
     );
   } catch (error) {
     await remove();
