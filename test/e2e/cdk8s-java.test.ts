@@ -6,8 +6,10 @@
  * as the TypeScript constructs given the same props; docs/cdk8s.md's Java quick start runs as written.
  */
 import assert from "node:assert/strict";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { execa } from "execa";
 import { parseAllDocuments } from "yaml";
 import { isolateCache } from "../support/constructs.js";
 import {
@@ -138,7 +140,7 @@ let cache: ReturnType<typeof isolateCache>;
 const cleanup: (() => Promise<void>)[] = [];
 
 before(async () => {
-  build = await buildJsiiPackage("java");
+  build = await buildJsiiPackage("java", "go,dotnet");
   cleanup.push(() => build.remove());
   cache = isolateCache();
   cleanup.push(async () => cache.restore());
@@ -193,4 +195,23 @@ test("the Java quick start of docs/cdk8s.md runs as written with mvn exec:java",
       ["DaemonSet", "cni-agent", "cni"],
     ],
   );
+});
+
+test("the Go module and the .NET project are generated with the same constructs (not built: cdk8s's Go module and NuGet are out of reach)", async () => {
+  const go = join(build.dir, "go", "helmhandoffcdk8s");
+  const goMod = await readFile(join(go, "go.mod"), "utf8");
+  assert.match(goMod, /^module github\.com\/helm-handoff\/helm-handoff-cdk8s-go\/helmhandoffcdk8s$/m);
+  assert.match(goMod, /^\tgithub\.com\/cdk8s-team\/cdk8s-core-go\/cdk8s\/v2 v2\.68\.0$/m);
+  await execa("gofmt", ["-e", go]); // parses: gofmt fails on a syntax error
+  const goFiles = (await readdir(go)).filter((f) => f.endsWith(".go"));
+  const goCode = (await Promise.all(goFiles.map((f) => readFile(join(go, f), "utf8")))).join("\n");
+  for (const c of ["ClusterAddon", "FluxHandoff", "ArgoCdHandoff"]) {
+    const signature = `func New${c}(scope constructs.Construct, id *string, props *${c}Props) ${c} {`;
+    assert.ok(goCode.includes(signature), signature);
+  }
+  const dotnet = join(build.dir, "dotnet", "HelmHandoff.Cdk8s");
+  const csproj = await readFile(join(dotnet, "HelmHandoff.Cdk8s.csproj"), "utf8");
+  assert.match(csproj, /<PackageId>HelmHandoff\.Cdk8s<\/PackageId>/);
+  const cs = await readdir(join(dotnet, "HelmHandoff", "Cdk8s"));
+  for (const c of ["ClusterAddon", "FluxHandoff", "ArgoCdHandoff"]) assert.ok(cs.includes(`${c}.cs`), c);
 });

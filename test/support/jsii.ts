@@ -54,21 +54,20 @@ export interface JsiiBuild {
  * Runs `npm run package:jsii -- --skip-build --targets TARGETS --out DIR` (dist/ is compiled by the
  * test command) into a new temp dir.
  * @param targets - `python`, `java` or both, comma-separated
+ * @param generate - `go`, `dotnet` or both, comma-separated: generated as code only (`--generate`)
  */
-export async function buildJsiiPackage(targets: string): Promise<JsiiBuild> {
+export async function buildJsiiPackage(targets: string, generate?: string): Promise<JsiiBuild> {
   const dir = await mkdtemp(join(tmpdir(), "hh-jsii-"));
   try {
-    await execa(
-      "npm",
-      ["run", "--silent", "package:jsii", "--", "--skip-build", "--targets", targets, "--out", dir],
-      {
-        cwd: repoRoot(),
-        env: {
-          PATH: [TOOLCHAIN_BIN, process.env.PATH ?? ""].join(delimiter),
-          XDG_CACHE_HOME: USER_CACHE_HOME,
-        },
+    const args = ["--skip-build", "--targets", targets, "--out", dir];
+    if (generate !== undefined) args.push("--generate", generate);
+    await execa("npm", ["run", "--silent", "package:jsii", "--", ...args], {
+      cwd: repoRoot(),
+      env: {
+        PATH: [TOOLCHAIN_BIN, process.env.PATH ?? ""].join(delimiter),
+        XDG_CACHE_HOME: USER_CACHE_HOME,
       },
-    );
+    });
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;
