@@ -84,6 +84,11 @@ bin="$jsii_dir/node_modules/.bin"
 IFS=, read -ra target_list <<<"$targets"
 (cd "$stage" && "$bin/jsii-pacmak" --targets "${target_list[@]}" --outdir "$out" \
   --maven-local-repository "$HOME/.m2/repository" --no-fingerprint --force)
+# pacmak's Maven build also installs the jar into the local repository: remove it (it is in $out/java),
+# or a Maven project would keep using that copy of the version instead of the layout it names.
+if [[ ",$targets," == *,java,* ]]; then
+  rm -rf "$HOME/.m2/repository/dev/helm-handoff/helm-handoff-cdk8s/$(node -p 'require(process.argv[1]).version' "$jsii_dir/package.json")"
+fi
 if [[ -n "$generate" ]]; then
   IFS=, read -ra generate_list <<<"$generate"
   (cd "$stage" && "$bin/jsii-pacmak" --targets "${generate_list[@]}" --outdir "$out" --code-only \
