@@ -12,6 +12,7 @@
 #   --cluster             etcd and kube-apiserver (`helm-handoff-local up`)
 #   --workloads           --cluster, kube-controller-manager, kube-scheduler and kwok
 #   --gitops flux|argocd  --cluster and that GitOps controller (Argo CD: with Redis and helm)
+#   --capi                --cluster, the Cluster API core manager and CAAPH (`helm-handoff-local up --capi`)
 #   --pulumi              the pulumi CLI with its Node.js language host and the dynamic-provider shim
 #   --pulumi-kubernetes   pulumi-resource-kubernetes (the peer `helm.v3.Release`'s provider)
 #   --languages           --pulumi, the YAML, Go and Python hosts and the SDK generators
@@ -73,6 +74,8 @@ expected() {
     node-*) echo "10 s" ;;
     helm-controller-* | source-controller-*) echo "6 min" ;;
     argocd-*) echo "15 min" ;;
+    capi-manager-*) echo "7 min" ;;
+    caaph-manager-*) echo "9 min" ;;
     redis-*) echo "10 s" ;;
     helm-*) echo "5 min" ;;
     etcd-*) echo "1 min" ;;
@@ -218,6 +221,9 @@ source "$REPO_ROOT/scripts/toolchain-pulumi.sh"
 # The GitOps controllers (Flux, Argo CD, Redis): their recipes and pins.
 # shellcheck source=scripts/toolchain-gitops.sh
 source "$REPO_ROOT/scripts/toolchain-gitops.sh"
+# The Cluster API controllers (the core manager, CAAPH): their recipes and pins.
+# shellcheck source=scripts/toolchain-capi.sh
+source "$REPO_ROOT/scripts/toolchain-capi.sh"
 
 # ---- what runs -------------------------------------------------------------
 
@@ -302,12 +308,13 @@ lane_b() {
   if wants tests; then ensure "registry-$REGISTRY_VERSION-r$RECIPE" build_registry registry; fi
   if wants pulumi-kubernetes; then pulumi_kubernetes_tool; fi
   if wants languages; then language_tools; fi
+  if wants capi; then capi_tools; fi
   # Upstream CRDs (Cluster API, CAAPH, Flux, Argo CD) for server-side dry runs in tests.
   if wants tests; then "$REPO_ROOT/scripts/crds.sh" >&2; fi
   return 0
 }
 
-USAGE="usage: scripts/toolchain.sh [--node] [--unit] [--demo] [--helm] [--cluster] [--workloads] [--gitops flux|argocd] [--pulumi] [--pulumi-kubernetes] [--languages] [--print-bin]"
+USAGE="usage: scripts/toolchain.sh [--node] [--unit] [--demo] [--helm] [--cluster] [--workloads] [--gitops flux|argocd] [--capi] [--pulumi] [--pulumi-kubernetes] [--languages] [--print-bin]"
 
 main() {
   local t0=$SECONDS print=""
@@ -322,6 +329,7 @@ main() {
         [[ "${2:-}" == flux || "${2:-}" == argocd ]] || die "--gitops takes flux or argocd ($USAGE)"
         # Argo CD's repo-server renders charts with helm.
         want cluster "$2"; [[ "$2" == flux ]] || want helm; shift ;;
+      --capi) want cluster capi ;;
       --pulumi) want pulumi ;;
       --pulumi-kubernetes) want pulumi-kubernetes ;;
       --languages) want pulumi languages ;;
