@@ -145,6 +145,32 @@ export async function generatePki(dir: string, clusterName: string): Promise<Clu
   return { ...pki, caFingerprint: caFingerprint(readFileSync(pki.caCert, "utf8")) };
 }
 
+/**
+ * A serving certificate for 127.0.0.1 and localhost signed by the cluster's CA, written as `tls.crt`
+ * and `tls.key` in `dir` (the layout controller-runtime's webhook server reads from its cert dir).
+ *
+ * @param dir - the directory to create (mode 0700).
+ * @param pki - the cluster's PKI, whose CA signs the certificate.
+ */
+export async function generateWebhookCertificate(dir: string, pki: ClusterPki): Promise<void> {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  await newCertificate(
+    dir,
+    "webhook",
+    "/CN=webhook",
+    join(dir, "tls.crt"),
+    join(dir, "tls.key"),
+    [
+      "basicConstraints = critical,CA:FALSE",
+      "keyUsage = critical,digitalSignature,keyEncipherment",
+      "extendedKeyUsage = serverAuth",
+      "authorityKeyIdentifier = keyid",
+      "subjectAltName = IP:127.0.0.1,DNS:localhost",
+    ],
+    ["-CA", pki.caCert, "-CAkey", pki.caKey],
+  );
+}
+
 /** sha256 of a PEM certificate's DER encoding, lowercase hex without colons. */
 export function caFingerprint(pem: string): string {
   return createHash("sha256").update(new X509Certificate(pem).raw).digest("hex");

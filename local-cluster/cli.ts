@@ -2,7 +2,7 @@
 /**
  * `helm-handoff-local`: start or stop a local cluster from a shell.
  *
- *   helm-handoff-local up [--name N] [--workloads] [--gitops flux|argocd] [--detach]
+ *   helm-handoff-local up [--name N] [--workloads] [--gitops flux|argocd] [--capi [--workload-clusters N]] [--detach]
  *   helm-handoff-local down [--name N]
  *
  * `up` prints the kubeconfig path on stdout and stays in the foreground until Ctrl-C (or SIGTERM);
@@ -25,8 +25,9 @@ import { cacheDir } from "./binaries.js";
 import { startLocalCluster } from "./cluster.js";
 import type { GitopsControllers, GitopsKind } from "./gitops-controllers.js";
 import { isSameProcess, type ProcessIdentity, processIdentity } from "./process-identity.js";
+import type { CapiManagement } from "./types.js";
 
-const USAGE = `usage: helm-handoff-local up [--name N] [--workloads] [--gitops flux|argocd] [--detach]
+const USAGE = `usage: helm-handoff-local up [--name N] [--workloads] [--gitops flux|argocd] [--capi [--workload-clusters N]] [--detach]
        helm-handoff-local down [--name N]`;
 
 /** The names `startLocalCluster` accepts (they also name the state file). */
@@ -74,11 +75,15 @@ function assertNotRunning(name: string): void {
 interface UpOptions {
   readonly workloads: boolean;
   readonly gitops: GitopsKind | undefined;
+  /** With `--capi`: how many workload clusters. */
+  readonly workloadClusters: number | undefined;
 }
 
 async function up(name: string, options: UpOptions): Promise<void> {
   assertNotRunning(name);
-  const cluster = await startLocalCluster({ name, ...options });
+  const { workloadClusters, ...rest } = options;
+  const capi = workloadClusters === undefined ? {} : { capi: { workloadClusters } };
+  const cluster = await startLocalCluster({ name, ...rest, ...capi });
   const self = processIdentity(process.pid);
   mkdirSync(stateDir, { recursive: true });
   const state: State = {
@@ -105,6 +110,7 @@ async function up(name: string, options: UpOptions): Promise<void> {
   process.stderr.write(
     `local cluster "${name}" is up at ${cluster.server} (kube-system uid ${cluster.identity.uid})\n` +
       gitopsLine(cluster.gitops) +
+      capiLines(cluster.capi) +
       `  export KUBECONFIG=${cluster.kubeconfigPath}\n  logs: ${cluster.logDir}\n  Ctrl-C stops it\n`,
   );
 }
@@ -121,6 +127,14 @@ function gitopsLine(gitops: GitopsControllers | undefined): string {
   return `  ${what} running in namespace ${gitops.namespace}${dest}\n`;
 }
 
+function capiLines(capi: CapiManagement | undefined): string {
+  if (capi === undefined) return "";
+  const clusters = capi.clusters.map(
+    (c) => `    Cluster ${c.namespace}/${c.name} at ${c.local.server}: KUBECONFIG=${c.kubeconfigPath}\n`,
+  );
+  return `  Cluster API core manager and CAAPH running; workload clusters:\n${clusters.join("")}`;
+}
+
 async function upDetached(name: string, options: UpOptions): Promise<void> {
   assertNotRunning(name);
   mkdirSync(stateDir, { recursive: true });
@@ -133,6 +147,9 @@ async function upDetached(name: string, options: UpOptions): Promise<void> {
     name,
     ...(options.workloads ? ["--workloads"] : []),
     ...(options.gitops ? ["--gitops", options.gitops] : []),
+    ...(options.workloadClusters !== undefined
+      ? ["--capi", "--workload-clusters", String(options.workloadClusters)]
+      : []),
   ];
   const child = spawn(process.execPath, args, { detached: true, stdio: ["ignore", fd, fd] });
   closeSync(fd);
@@ -194,9 +211,26 @@ async function main(argv: string[]): Promise<void> {
   if (gitops !== undefined && gitops !== "flux" && gitops !== "argocd") {
     throw new UsageError(`--gitops must be "flux" or "argocd", not "${gitops}"`);
   }
+  const workloadClusters = parseWorkloadClusters(values.capi, values["workload-clusters"]);
   if (command === "up")
-    await (values.detach ? upDetached : up)(values.name, { workloads: values.workloads, gitops });
+    await (values.detach ? upDetached : up)(values.name, {
+      workloads: values.workloads,
+      gitops,
+      workloadClusters,
+    });
   else await down(values.name);
+}
+
+/** `--capi [--workload-clusters N]` → N (1 by default); undefined without `--capi`. */
+function parseWorkloadClusters(capi: boolean, count: string | undefined): number | undefined {
+  if (!capi) {
+    if (count !== undefined) throw new UsageError("--workload-clusters needs --capi");
+    return undefined;
+  }
+  if (count === undefined) return 1;
+  if (!/^[0-9]+$/.test(count))
+    throw new UsageError(`--workload-clusters must be a number >= 0, not "${count}"`);
+  return Number(count);
 }
 
 function parseCommandLine(argv: string[]) {
@@ -208,6 +242,8 @@ function parseCommandLine(argv: string[]) {
         name: { type: "string", short: "n", default: "local" },
         workloads: { type: "boolean", default: false },
         gitops: { type: "string" },
+        capi: { type: "boolean", default: false },
+        "workload-clusters": { type: "string" },
         detach: { type: "boolean", short: "d", default: false },
         help: { type: "boolean", short: "h", default: false },
       },

@@ -14,13 +14,20 @@ import { buildKubeconfig, writePrivateFile } from "./admin-kubeconfig.js";
 import { type ApiResponse, type ObjectStatus, sendRequest, type TlsCredentials } from "./api.js";
 import { startArgoCd } from "./argocd.js";
 import { findBinary, kwokStageFiles } from "./binaries.js";
+import { type CapiBinaries, CapiFleet, findCapiBinaries, validateCapiOptions } from "./capi.js";
 import { type ClusterPki, generatePki } from "./certs.js";
 import { apiServerArgs, controllerManagerArgs, etcdArgs, etcdUrl, kwokArgs, schedulerArgs } from "./flags.js";
 import { startFlux } from "./flux.js";
 import type { GitopsControllers, GitopsHost, GitopsKind } from "./gitops-controllers.js";
 import { freePort, isAddressInUse } from "./ports.js";
 import { Daemon, type DaemonSpec, Guard } from "./processes.js";
-import type { ClusterProcess, LocalCluster, LocalClusterIdentity, LocalClusterOptions } from "./types.js";
+import type {
+  CapiOptions,
+  ClusterProcess,
+  LocalCluster,
+  LocalClusterIdentity,
+  LocalClusterOptions,
+} from "./types.js";
 import { waitUntil } from "./wait.js";
 
 export type { ClusterProcess, LocalCluster, LocalClusterIdentity, LocalClusterOptions } from "./types.js";
@@ -41,6 +48,7 @@ interface Binaries {
     readonly kwok: string;
     readonly stageFiles: readonly string[];
   };
+  readonly capi?: CapiBinaries;
 }
 
 /**
@@ -62,7 +70,8 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
     throw new Error(`invalid apiServerDelay ${delay}: use milliseconds >= 0`);
   if (options.gitops !== undefined && options.gitops !== "flux" && options.gitops !== "argocd")
     throw new Error(`invalid gitops "${String(options.gitops)}": use "flux" or "argocd"`);
-  const binaries = findBinaries(options.workloads ?? false);
+  if (options.capi !== undefined) validateCapiOptions(options.capi);
+  const binaries = findBinaries(options.workloads ?? false, options.capi !== undefined);
   const dir = mkdtempSync(join(tmpdir(), `helm-handoff-${name}-`));
   const guard = Guard.start(dir);
   let cluster: Cluster | undefined;
@@ -70,8 +79,8 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
     const pki = await generatePki(join(dir, "pki"), name);
     const port = await freePort();
     const timeoutMs = options.startTimeout ?? 120_000;
-    const gitops = options.gitops;
-    cluster = new Cluster({ name, dir, binaries, pki, guard, port, timeoutMs, delayMs: delay, gitops });
+    const { gitops, capi } = options;
+    cluster = new Cluster({ name, dir, binaries, pki, guard, port, timeoutMs, delayMs: delay, gitops, capi });
     if (delay === 0) await cluster.ready;
     return cluster;
   } catch (error) {
@@ -84,14 +93,14 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
   }
 }
 
-function findBinaries(workloads: boolean): Binaries {
+function findBinaries(workloads: boolean, capi: boolean): Binaries {
   const etcd = findBinary("etcd");
   const apiServer = findBinary("kube-apiserver");
-  if (!workloads) return { etcd, apiServer };
+  const base = { etcd, apiServer, ...(capi ? { capi: findCapiBinaries() } : {}) };
+  if (!workloads) return base;
   const kwok = findBinary("kwok");
   return {
-    etcd,
-    apiServer,
+    ...base,
     workloads: {
       controllerManager: findBinary("kube-controller-manager"),
       scheduler: findBinary("kube-scheduler"),
@@ -113,6 +122,7 @@ interface ClusterSetup {
   readonly timeoutMs: number;
   readonly delayMs: number;
   readonly gitops: GitopsKind | undefined;
+  readonly capi: CapiOptions | undefined;
 }
 
 class Cluster implements LocalCluster {
@@ -123,6 +133,8 @@ class Cluster implements LocalCluster {
   readonly nodeName: string | undefined;
   readonly ready: Promise<LocalClusterIdentity>;
   gitops: GitopsControllers | undefined;
+  capi: CapiFleet | undefined;
+  readonly #fleet: CapiFleet | undefined;
   #kubeconfig = "";
   #port: number;
   #etcdUrl = "";
@@ -156,6 +168,17 @@ class Cluster implements LocalCluster {
     };
     mkdirSync(this.logDir, { mode: 0o700 });
     this.#writeKubeconfig();
+    if (setup.capi !== undefined && binaries.capi !== undefined) {
+      this.#fleet = new CapiFleet({
+        name,
+        binaries: binaries.capi,
+        pki,
+        options: setup.capi,
+        timeoutMs: setup.timeoutMs,
+        hostFor: (deadline) => this.#gitopsHost(deadline),
+        startCluster: (options) => startLocalCluster(options),
+      });
+    }
     // Starts etcd now and the rest in the background; nobody may be listening for a failure yet.
     this.ready = this.#bringUp(setup.delayMs, setup.gitops);
     this.ready.catch(() => {});
@@ -215,7 +238,10 @@ class Cluster implements LocalCluster {
     this.#abort.abort(new Error(`local cluster "${this.name}" was stopped`));
     // etcd last: kube-apiserver hangs in its shutdown (until SIGKILL) when etcd is gone already.
     const daemons = [...this.#daemons.values()];
-    await Promise.all(daemons.filter((d) => d.name !== "etcd").map((d) => d.stop(STOP_GRACE_MS)));
+    await Promise.all([
+      ...daemons.filter((d) => d.name !== "etcd").map((d) => d.stop(STOP_GRACE_MS)),
+      this.#fleet?.stop(),
+    ]);
     await Promise.all(daemons.map((d) => d.stop(STOP_GRACE_MS)));
     await this.ready.catch(() => {});
     await Promise.all([...this.#daemons.values()].map((daemon) => daemon.kill()));
@@ -237,6 +263,10 @@ class Cluster implements LocalCluster {
     });
     if (this.#binaries.workloads) await this.#startWorkloads(this.#binaries.workloads, deadline);
     if (gitops) this.gitops = await (gitops === "flux" ? startFlux : startArgoCd)(this.#gitopsHost(deadline));
+    if (this.#fleet) {
+      await this.#fleet.start();
+      this.capi = this.#fleet;
+    }
     this.#identity = { uid, caFingerprint: this.#pki.caFingerprint };
     return this.#identity;
   }

@@ -166,3 +166,33 @@ export function kwokArgs(kubeconfig: string, stageFiles: readonly string[]): str
     ...stageFiles.flatMap((file) => ["--config", file]),
   ];
 }
+
+/** Where a Cluster API manager (the core manager or CAAPH) listens and what it reads. */
+export interface CapiManagerFlags {
+  /** The management cluster's admin kubeconfig file. */
+  readonly kubeconfig: string;
+  /** The webhook server's port: it listens on every interface (neither manager has a flag for its host). */
+  readonly webhookPort: number;
+  /** A directory with `tls.crt` and `tls.key` for the webhook server. */
+  readonly webhookCertDir: string;
+  /** The health endpoint's port on 127.0.0.1 (`/readyz`, `/healthz`). */
+  readonly healthPort: number;
+}
+
+/**
+ * A Cluster API manager (the core manager and CAAPH take the same flags): one replica, health on
+ * loopback, metrics and diagnostics off (`0`), and the webhook server's certificate (it has a readyz
+ * check, so it must serve even though no webhook configuration points at it).
+ */
+export function capiManagerArgs(flags: CapiManagerFlags): string[] {
+  return [
+    "--kubeconfig",
+    flags.kubeconfig,
+    "--leader-elect=false",
+    `--webhook-port=${flags.webhookPort}`,
+    `--webhook-cert-dir=${flags.webhookCertDir}`,
+    `--health-addr=127.0.0.1:${flags.healthPort}`,
+    "--diagnostics-address=0",
+    "--insecure-diagnostics",
+  ];
+}

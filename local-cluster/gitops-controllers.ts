@@ -110,9 +110,14 @@ export async function createObjects(host: GitopsHost, objects: readonly Manifest
   }
 }
 
-/** Installs CRDs and waits until each is established and its resource is served. */
-export async function installCrds(host: GitopsHost, files: readonly string[]): Promise<void> {
-  const crds = readManifests(files).filter((m) => m.kind === "CustomResourceDefinition");
+/** Installs the CRDs in the YAML files and waits until each is established and its resource is served. */
+export function installCrds(host: GitopsHost, files: readonly string[]): Promise<void> {
+  return installCrdObjects(host, readManifests(files));
+}
+
+/** Creates the CRDs among `objects` and waits until each one's resource is served. */
+export async function installCrdObjects(host: GitopsHost, objects: readonly Manifest[]): Promise<void> {
+  const crds = objects.filter((m) => m.kind === "CustomResourceDefinition");
   await createObjects(host, crds);
   for (const crd of crds) {
     const spec = crd.spec as {

@@ -1,6 +1,7 @@
 /**
  * `helm-handoff/local-cluster` (this folder): throwaway Kubernetes control planes (etcd + kube-apiserver, optionally
- * kube-controller-manager, kube-scheduler and kwok with a fake node) run as local processes, for tests.
+ * kube-controller-manager, kube-scheduler and kwok with a fake node, the real Flux or Argo CD controllers, or the
+ * real Cluster API managers with workload clusters of their own) run as local processes, for tests.
  *
  * @example
  * ```ts
@@ -15,7 +16,16 @@
  * @module
  */
 export { ApiResponse } from "./api.js";
-export type { ClusterProcess, LocalCluster, LocalClusterIdentity, LocalClusterOptions } from "./cluster.js";
 export { startLocalCluster } from "./cluster.js";
 export type { GitopsControllers, GitopsKind } from "./gitops-controllers.js";
+export type {
+  AddClusterOptions,
+  CapiManagement,
+  CapiOptions,
+  CapiWorkloadCluster,
+  ClusterProcess,
+  LocalCluster,
+  LocalClusterIdentity,
+  LocalClusterOptions,
+} from "./types.js";
 export { KWOK_NODE_NAME } from "./workloads.js";

@@ -42,6 +42,15 @@ export interface LocalClusterOptions {
    * @default - none
    */
   readonly gitops?: GitopsKind;
+  /**
+   * Also make the cluster a Cluster API management cluster: the real Cluster API core manager and
+   * CAAPH as host processes with their CRDs, and `capi.workloadClusters` more local clusters
+   * registered as `Cluster` objects (see {@link CapiOptions}); the start waits until Cluster API is
+   * connected to each, and {@link LocalCluster.stop} stops them all. This phase gets its own
+   * `startTimeout`.
+   * @default - none
+   */
+  readonly capi?: CapiOptions;
 }
 
 /** What identifies one cluster: a recreated cluster has a new kube-system UID and a new CA. */
@@ -54,7 +63,10 @@ export interface LocalClusterIdentity {
 
 /** A running process of the cluster, as listed by {@link LocalCluster.processes}. */
 export interface ClusterProcess {
-  /** `guard`, `etcd`, `kube-apiserver`, `kube-controller-manager`, `kube-scheduler` or `kwok`. */
+  /**
+   * `guard`, `etcd`, `kube-apiserver`, `kube-controller-manager`, `kube-scheduler`, `kwok`, a GitOps
+   * controller, `capi-manager` or `caaph-manager` (a workload cluster lists its own).
+   */
   readonly name: string;
   /** Process id. */
   readonly pid: number;
@@ -76,6 +88,8 @@ export interface LocalCluster {
   readonly logDir: string;
   /** The GitOps controllers when started with `gitops`; set once {@link ready} has resolved. */
   readonly gitops: GitopsControllers | undefined;
+  /** The Cluster API side when started with `capi`: the workload clusters; set once {@link ready} has resolved. */
+  readonly capi: CapiManagement | undefined;
   /** The fake node's name when started with `workloads: true`. */
   readonly nodeName: string | undefined;
   /**
@@ -107,8 +121,64 @@ export interface LocalCluster {
   /** Starts kube-apiserver again on the same URL and waits for `/readyz`. */
   startApiServer(): Promise<void>;
   /**
-   * Stops every process with SIGTERM (SIGKILL after 10 s), etcd last, waits for them and removes {@link dir}.
-   * Idempotent.
+   * Stops every process with SIGTERM (SIGKILL after 10 s), etcd last, and every workload cluster of
+   * `capi`, waits for them and removes {@link dir}. Idempotent.
    */
   stop(): Promise<void>;
+}
+
+/** Options of the Cluster API management role of a local cluster (`startLocalCluster({ capi })`). */
+export interface CapiOptions {
+  /**
+   * How many workload clusters to start and register as `Cluster` objects (0 or more).
+   * @default 1
+   */
+  readonly workloadClusters?: number;
+  /** Labels of every workload cluster's `Cluster` (what ClusterResourceSets and HelmChartProxies select). @default - none */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Namespace of the `Cluster` objects and their kubeconfig Secrets; created when missing. @default "default" */
+  readonly namespace?: string;
+  /**
+   * Run kube-controller-manager, kube-scheduler and kwok in each workload cluster (`workloads: true`),
+   * so that Deployments become Ready there: needed by charts installed with `wait`.
+   * @default false
+   */
+  readonly workloads?: boolean;
+}
+
+/** One workload cluster of a management cluster, registered as a Cluster API `Cluster`. */
+export interface CapiWorkloadCluster {
+  /** The `Cluster`'s name (its kubeconfig Secret is `NAME-kubeconfig`). */
+  readonly name: string;
+  /** The `Cluster`'s namespace. */
+  readonly namespace: string;
+  /** The labels the `Cluster` was registered with. */
+  readonly labels: Readonly<Record<string, string>>;
+  /** The workload cluster's admin kubeconfig (YAML), as in the Secret. */
+  readonly kubeconfig: string;
+  /** The same kubeconfig as a 0600 file. */
+  readonly kubeconfigPath: string;
+  /** The workload cluster itself (its API, processes and logs). */
+  readonly local: LocalCluster;
+}
+
+/** Options of {@link CapiManagement.addCluster}. */
+export interface AddClusterOptions {
+  /** Labels of the new `Cluster`, added to {@link CapiOptions.labels}. @default - none */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** As {@link CapiOptions.workloads}. @default - the management cluster's `capi.workloads` */
+  readonly workloads?: boolean;
+}
+
+/** The Cluster API side of a management cluster started with `capi`. */
+export interface CapiManagement {
+  /** The namespace of the `Cluster` objects. */
+  readonly namespace: string;
+  /** The workload clusters, in the order they were registered. */
+  readonly clusters: readonly CapiWorkloadCluster[];
+  /**
+   * Starts one more workload cluster, registers it and waits until Cluster API is connected to it
+   * (`RemoteConnectionProbe` True), as a cluster created after the add-ons were declared.
+   */
+  addCluster(options?: AddClusterOptions): Promise<CapiWorkloadCluster>;
 }

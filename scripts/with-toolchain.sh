@@ -5,7 +5,7 @@
 # Builds whatever is missing first (see scripts/toolchain.sh): leading group flags of
 # scripts/toolchain.sh (`--unit`, `--demo`, `--cluster`, `--gitops flux`, ...) build only those
 # groups. Without one, `helm-handoff-local` (also as `npx helm-handoff-local`) gets what its
-# arguments start: etcd and kube-apiserver, plus `--workloads`' and `--gitops KIND`'s binaries;
+# arguments start: etcd and kube-apiserver, plus `--workloads`', `--gitops KIND`'s and `--capi`'s binaries;
 # any other command gets everything.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,6 +29,7 @@ if ((${#groups[@]} == 0)) && [[ "$(basename "${command[0]:-}")" == helm-handoff-
       --workloads) groups+=(--workloads) ;;
       --gitops) groups+=(--gitops "${command[i + 1]:-}") ;;
       --gitops=*) groups+=(--gitops "${command[i]#--gitops=}") ;;
+      --capi) groups+=(--capi) ;;
     esac
   done
 fi

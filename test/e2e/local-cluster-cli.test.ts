@@ -20,7 +20,7 @@ import { toolchainBinDir } from "../../local-cluster/binaries.js";
 import { type ProcessIdentity, processIdentity } from "../../local-cluster/process-identity.js";
 
 const CLI = fileURLToPath(new URL("../../local-cluster/cli.js", import.meta.url));
-const USAGE = `usage: helm-handoff-local up [--name N] [--workloads] [--gitops flux|argocd] [--detach]
+const USAGE = `usage: helm-handoff-local up [--name N] [--workloads] [--gitops flux|argocd] [--capi [--workload-clusters N]] [--detach]
        helm-handoff-local down [--name N]
 `;
 
@@ -107,6 +107,16 @@ test("no command, an unknown command or an unknown option prints the usage on st
     code: 2,
     stdout: "",
     stderr: `helm-handoff-local: --gitops must be "flux" or "argocd", not "jenkins"\n${USAGE}`,
+  });
+  assert.deepEqual(await cli("up", "--workload-clusters", "2"), {
+    code: 2,
+    stdout: "",
+    stderr: `helm-handoff-local: --workload-clusters needs --capi\n${USAGE}`,
+  });
+  assert.deepEqual(await cli("up", "--capi", "--workload-clusters", "two"), {
+    code: 2,
+    stdout: "",
+    stderr: `helm-handoff-local: --workload-clusters must be a number >= 0, not "two"\n${USAGE}`,
   });
 });
 

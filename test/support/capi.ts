@@ -1,0 +1,115 @@
+/**
+ * Shared pieces of the tests against the real Cluster API controllers: synthesizing a cdk8s app the
+ * way `cdk8s synth` does and server-side applying its objects to the management cluster as
+ * `kubectl apply --server-side` would, reading what CAAPH and the ClusterResourceSet controller
+ * record there (HelmChartProxy, HelmReleaseProxies, ClusterResourceSetBindings), changing a
+ * `Cluster`'s labels, and deleting objects. Test-only code.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import type { Chart } from "cdk8s";
+import type { KubeObject } from "../../core/util/kube-object.js";
+import { clusterPath } from "../../local-cluster/capi-objects.js";
+import type { LocalCluster } from "../../local-cluster/index.js";
+import { newChart, RawApplier } from "./constructs.js";
+import type { Json } from "./gitops.js";
+
+/** The field manager `kubectl apply --server-side` uses. */
+export const KUBECTL = "kubectl";
+
+/** CAAPH's API (HelmChartProxy, HelmReleaseProxy). */
+export const CAAPH_API = "/apis/addons.cluster.x-k8s.io/v1alpha1";
+/** Cluster API's addons API (ClusterResourceSet, ClusterResourceSetBinding). */
+export const CRS_API = "/apis/addons.cluster.x-k8s.io/v1beta2";
+
+/** The objects of a cdk8s Chart built by `build`, as `cdk8s synth` writes them (resolved, in order). */
+export function synth(build: (chart: Chart) => void): KubeObject[] {
+  const { chart } = newChart("capi");
+  build(chart);
+  return chart.toJson() as KubeObject[];
+}
+
+/** Server-side applies every object to `cluster` as `kubectl apply --server-side` does. */
+export async function applyAll(cluster: LocalCluster, objects: readonly KubeObject[]): Promise<void> {
+  const applier = new RawApplier(cluster.kubeconfig);
+  for (const o of objects) await applier.apply(o, { fieldManager: KUBECTL });
+}
+
+/** GET `path`; undefined on 404. */
+export async function read(cluster: LocalCluster, path: string): Promise<Json | undefined> {
+  const res = await cluster.request("GET", path);
+  if (res.status === 404) return undefined;
+  assert.ok(res.ok, `GET ${path}: HTTP ${res.status} ${res.text}`);
+  return res.json<Json>();
+}
+
+/** The items of a list at `path`. */
+export async function list(cluster: LocalCluster, path: string): Promise<Json[]> {
+  const res = await cluster.request("GET", path);
+  assert.ok(res.ok, `GET ${path}: HTTP ${res.status} ${res.text}`);
+  return res.json<{ items: Json[] }>().items;
+}
+
+/** DELETE `path` (a 404 counts as done). */
+export async function remove(cluster: LocalCluster, path: string): Promise<void> {
+  const res = await cluster.request("DELETE", path);
+  assert.ok(res.ok || res.status === 404, `DELETE ${path}: HTTP ${res.status} ${res.text}`);
+}
+
+/** The REST path of a HelmChartProxy. */
+export const proxyPath = (namespace: string, name: string): string =>
+  `${CAAPH_API}/namespaces/${namespace}/helmchartproxies/${name}`;
+
+/** The REST path of a ClusterResourceSet. */
+export const resourceSetPath = (namespace: string, name: string): string =>
+  `${CRS_API}/namespaces/${namespace}/clusterresourcesets/${name}`;
+
+/** The HelmReleaseProxies CAAPH made for a HelmChartProxy, by the name of their Cluster. */
+export async function releaseProxies(
+  cluster: LocalCluster,
+  namespace: string,
+  proxy: string,
+): Promise<Map<string, Json>> {
+  const selector = encodeURIComponent(
+    `helmreleaseproxy.addons.cluster.x-k8s.io/helmchartproxy-name=${proxy}`,
+  );
+  const items = await list(
+    cluster,
+    `${CAAPH_API}/namespaces/${namespace}/helmreleaseproxies?labelSelector=${selector}`,
+  );
+  return new Map(
+    items.map((hrp) => [String((hrp.spec?.clusterRef as { name?: string } | undefined)?.name), hrp]),
+  );
+}
+
+/** Resolves once the HelmChartProxy's status says its current generation was reconciled. */
+export async function proxyObserved(
+  cluster: LocalCluster,
+  namespace: string,
+  name: string,
+): Promise<Json | undefined> {
+  const hcp = await read(cluster, proxyPath(namespace, name));
+  const observed = hcp?.status?.observedGeneration;
+  return hcp !== undefined && observed === hcp.metadata.generation ? hcp : undefined;
+}
+
+/** The names of the Clusters a HelmChartProxy's status lists as matching. */
+export function matchingClusters(hcp: Json): string[] {
+  const refs = (hcp.status?.matchingClusters ?? []) as { name: string }[];
+  return refs.map((r) => r.name).sort();
+}
+
+/** Replaces a `Cluster`'s labels. */
+export async function setClusterLabels(
+  cluster: LocalCluster,
+  namespace: string,
+  name: string,
+  labels: Readonly<Record<string, string>>,
+): Promise<void> {
+  const path = clusterPath(namespace, name);
+  const live = await read(cluster, path);
+  assert.ok(live, `Cluster ${namespace}/${name} exists`);
+  const res = await cluster.request("PUT", path, { ...live, metadata: { ...live.metadata, labels } });
+  assert.ok(res.ok, `PUT ${path}: HTTP ${res.status} ${res.text}`);
+}
