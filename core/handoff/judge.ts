@@ -1,8 +1,9 @@
 /**
  * Who owns a handed-off release now, decided from an {@link Observation} (pure: no I/O). The
  * answer is one of a closed set of states, each with what to do, and the exit code a CI gate
- * reads: `handed-off` (0); `not-taken-over` (3: still helm-handoff's, or a GitOps object exists but
- * has not acted yet); or a problem (1): `stalled` (the controller tried and failed), `drifted`
+ * reads: `handed-off` (0); `not-taken-over` (3: still helm-handoff's, applied as manifests by cdk8s
+ * with no Helm release yet (a record at revision 0), or a GitOps object exists but has not acted
+ * yet); or a problem (1): `stalled` (the controller tried and failed), `drifted`
  * (Argo CD reports objects out of sync, missing, or tracked by another Application), `missing`
  * (no release), `foreign` (someone unknown wrote the current revision), `contested` (two GitOps
  * objects claim the release).
@@ -150,6 +151,16 @@ function judgeFlux(release: string, hr: FluxClaim, obs: Observation, record: Han
     ready: hr.ready.status,
   };
   const describe = `kubectl describe helmrelease -n ${hr.namespace} ${hr.name}`;
+  if (stored === undefined && record.revision === 0) {
+    return status(
+      release,
+      "not-taken-over",
+      owner,
+      undefined,
+      `Flux HelmRelease ${named(hr)} names the release but has not installed it over the applied objects yet (Ready: ${hr.ready.status}${hr.ready.reason ? ` ${hr.ready.reason}` : ""}); Helm has no release ${release}`,
+      `wait for helm-controller, or ask for a reconcile now: flux reconcile helmrelease -n ${hr.namespace} ${hr.name} (or annotate it with reconcile.fluxcd.io/requestedAt)`,
+    );
+  }
   if (stored === undefined) {
     return status(
       release,
@@ -272,6 +283,16 @@ export function judgeHandoff(record: HandoffRecord, obs: Observation): HandoffSt
   const [app] = obs.argo;
   if (app) return judgeArgo(release, app, obs);
   const stored = obs.release;
+  if (stored === undefined && record.revision === 0) {
+    return status(
+      release,
+      "not-taken-over",
+      { kind: "none" },
+      undefined,
+      `applied as manifests (revision 0 in the record: a cdk8s Manifests output), with no Helm release yet; no Flux HelmRelease or Argo CD Application names the release`,
+      "apply the handoff objects built from this record (helm-handoff/gitops: fluxHandoffObjects or argoCdApplicationObject; cdk8s: FluxHandoff or ArgoCdHandoff)",
+    );
+  }
   if (stored === undefined) {
     return status(
       release,

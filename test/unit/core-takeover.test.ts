@@ -218,6 +218,29 @@ describe("the handoff verdict", () => {
     assert.equal(missing.state, "missing");
     assert.equal(missing.exitCode, 1);
   });
+
+  test("a cdk8s Manifests record (revision 0) with no Helm release yet is not taken over (exit 3), also while a HelmRelease has not installed it; installed by Flux it is handed off", () => {
+    const applied = { ...record, revision: 0 };
+    const alone = judgeHandoff(applied, observation({}));
+    assert.deepEqual([alone.state, alone.exitCode], ["not-taken-over", 3]);
+    assert.equal(
+      alone.message,
+      "applied as manifests (revision 0 in the record: a cdk8s Manifests output), with no Helm release yet; no Flux HelmRelease or Argo CD Application names the release",
+    );
+    const waiting = flux({
+      ready: { status: "Unknown", reason: "Progressing", message: "", since: "" },
+      latest: undefined,
+    });
+    const pending = judgeHandoff(applied, observation({ flux: [waiting] }));
+    assert.deepEqual([pending.state, pending.exitCode], ["not-taken-over", 3]);
+    assert.equal(
+      pending.message,
+      "Flux HelmRelease flux-system/cni names the release but has not installed it over the applied objects yet (Ready: Unknown Progressing); Helm has no release kube-system/cni",
+    );
+    const installed = flux({ latest: { version: 1, status: "deployed" } });
+    const done = judgeHandoff(applied, observation({ flux: [installed], latest: revision(1, {}) }));
+    assert.deepEqual([done.state, done.exitCode], ["handed-off", 0]);
+  });
 });
 
 describe("verifying against the right cluster", () => {
