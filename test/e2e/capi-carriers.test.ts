@@ -186,6 +186,31 @@ describe("the real Cluster API controllers with the cdk8s carriers", {
     }
   });
 
+  test("HelmChartProxy with InstallOnce: applied again after its deletion, it upgrades every release already there whose values differ", async () => {
+    const values = { message: "second", template: "{{ not-a-template }}" };
+    await applyAll(mgmt(), proxyApp("once", { values, clusterSelector: { matchLabels: { addons: "on" } } }));
+    const [first, second, third] = workloads();
+    assert.ok(first && second && third);
+    await Promise.all([first, second].map(releaseAt("once", 2, "second")));
+    await waitFor("a HelmReleaseProxy marked installed for every cluster", async () => {
+      const proxies = await releaseProxies(mgmt(), NS, "once");
+      const installed = [...proxies.values()].filter(
+        (p) =>
+          p.metadata.annotations?.[
+            "helmreleaseproxy.addons.cluster.x-k8s.io/release-successfully-installed"
+          ] !== undefined,
+      );
+      return installed.length === 3 ? true : undefined;
+    });
+    const unchanged = await release(third, "once");
+    assert.deepEqual(
+      [unchanged?.revision, unchanged?.values.message],
+      [1, "second"],
+      "same values: no upgrade",
+    );
+    await remove(mgmt(), proxyPath(NS, "once"));
+  });
+
   test("HelmChartProxy with Continuous: CAAPH upgrades every release on a values change and uninstalls them when the proxy is deleted", async () => {
     const selector = { clusterSelector: { matchLabels: { fleet: "local" } }, strategy: "Reconcile" as const };
     await applyAll(mgmt(), proxyApp("continuous", { ...selector, values: { message: "one" } }));
