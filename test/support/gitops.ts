@@ -169,9 +169,9 @@ export interface CliRun {
   readonly stderr: string;
 }
 
-/** Runs the built `helm-handoff` CLI (dist/core/takeover/cli.js) with `input` on stdin. */
+/** Runs the built `helm-handoff` CLI (dist/core/handoff/cli.js) with `input` on stdin. */
 export function runHandoffCli(args: readonly string[], input: string): Promise<CliRun> {
-  const cli = join(repoRoot(), "dist", "core", "takeover", "cli.js");
+  const cli = join(repoRoot(), "dist", "core", "handoff", "cli.js");
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
