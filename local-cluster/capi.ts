@@ -30,6 +30,7 @@ import {
   createObjects,
   filesBeside,
   type GitopsHost,
+  type GitopsKind,
   installCrdObjects,
   namespace,
   readManifests,
@@ -141,6 +142,7 @@ export class CapiFleet implements CapiManagement {
     const host = this.#setup.hostFor(Date.now() + this.#setup.timeoutMs);
     const { local, name } = await this.#startCluster(
       options.workloads ?? this.#setup.options.workloads ?? false,
+      options.gitops,
     );
     const cluster = await this.#register(host, local, name, options.labels ?? {});
     await this.#waitConnected(host, cluster);
@@ -155,12 +157,16 @@ export class CapiFleet implements CapiManagement {
     await Promise.all(started.flatMap((s) => (s.status === "fulfilled" ? [s.value.stop()] : [])));
   }
 
-  async #startCluster(workloads: boolean): Promise<{ local: LocalCluster; name: string }> {
+  async #startCluster(
+    workloads: boolean,
+    gitops?: GitopsKind,
+  ): Promise<{ local: LocalCluster; name: string }> {
     if (this.#stopped) throw new Error(`local cluster "${this.#setup.name}" was stopped`);
     const name = `workload-${this.#next++}`;
     const start = this.#setup.startCluster({
       name: `${this.#setup.name}-${name}`,
       workloads,
+      ...(gitops !== undefined ? { gitops } : {}),
       startTimeout: this.#setup.timeoutMs,
     });
     this.#starts.push(start);

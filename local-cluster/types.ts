@@ -168,6 +168,12 @@ export interface AddClusterOptions {
   readonly labels?: Readonly<Record<string, string>>;
   /** As {@link CapiOptions.workloads}. @default - the management cluster's `capi.workloads` */
   readonly workloads?: boolean;
+  /**
+   * Also run real GitOps controllers in the new workload cluster, as {@link LocalClusterOptions.gitops}
+   * (the workload cluster's own GitOps, taking over what Cluster API installed).
+   * @default - none
+   */
+  readonly gitops?: GitopsKind;
 }
 
 /** The Cluster API side of a management cluster started with `capi`. */

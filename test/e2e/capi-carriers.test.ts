@@ -323,4 +323,27 @@ describe("the real Cluster API controllers with the cdk8s carriers", {
       for (const m of maps) assert.deepEqual(m.data, expected.get(m.metadata.name), m.metadata.name);
     }
   });
+
+  test("stop() ends every process of the management cluster and of every workload cluster", async () => {
+    const all = [mgmt(), ...workloads().map((c) => c.local)].flatMap((c) => c.processes());
+    assert.deepEqual(
+      mgmt()
+        .processes()
+        .map((p) => p.name)
+        .sort(),
+      ["caaph-manager", "capi-manager", "etcd", "guard", "kube-apiserver"],
+    );
+    assert.equal(all.length, 5 + 3 * workloads().length);
+    await mgmt().stop();
+    const alive = all.filter((p) => {
+      try {
+        process.kill(p.pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    assert.deepEqual(alive, []);
+    for (const c of workloads()) assert.deepEqual(c.local.processes(), []);
+  });
 });
