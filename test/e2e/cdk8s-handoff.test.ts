@@ -18,10 +18,10 @@ import { findBinary } from "../../local-cluster/binaries.js";
 import type { LocalCluster } from "../../local-cluster/index.js";
 import { liveRelease } from "../support/addon.js";
 import { applyAll, synth } from "../support/capi.js";
-import { repoRoot } from "../support/repo-root.js";
 import { clusterSuite } from "../support/cluster.js";
 import { isolateCache, RawApplier } from "../support/constructs.js";
 import { conditionOf, getObject, runHandoffCli, uidsOf, waitFor } from "../support/gitops.js";
+import { repoRoot } from "../support/repo-root.js";
 import { type HttpChartRepo, startHttpChartRepo } from "../support/repos.js";
 
 const missingOf = (names: readonly string[]): string | undefined =>
