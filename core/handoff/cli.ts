@@ -6,7 +6,10 @@
  *   helm-handoff retire-helm-storage --release NS/NAME [--kubeconfig PATH] [--context NAME] [--json] [FILE|-]
  *
  * FILE holds handoff records anywhere in JSON or YAML: `pulumi stack output --json`, a cdk8s synth
- * output, or a record itself; `-` or no FILE reads stdin. The kubeconfig is `--kubeconfig`, else
+ * output, or a record itself (`ClusterAddon.handoffRecord` written to a file); `-` or no FILE reads
+ * stdin. `status --release NS/NAME` with no FILE and no input (a terminal, or empty) judges that
+ * release alone, with a record made from the kubeconfig's cluster at revision 0, as a cdk8s
+ * Manifests output leaves a release (no Helm storage until GitOps installs it). The kubeconfig is `--kubeconfig`, else
  * the first file of `$KUBECONFIG`, else `~/.kube/config`. `status` prints one verdict per release
  * (`--json`: an array of them) and exits 0 when every release is handed off, 3 when one is not
  * taken over yet and none has a problem, 1 on a problem; 2 for a command line it does not
@@ -20,12 +23,15 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parseAllDocuments } from "yaml";
+import { clusterIdentityFromKubeconfig } from "../cluster/identity.js";
 import type { HandoffStatus } from "./judge.js";
+import { type HandoffRecord, makeHandoffRecord } from "./record.js";
 import { findRecords, retireHelmStorage, verifyHandoff } from "./verify.js";
 
 const USAGE = `usage: helm-handoff status [--kubeconfig PATH] [--context NAME] [--release NS/NAME] [--json] [FILE|-]
        helm-handoff retire-helm-storage --release NS/NAME [--kubeconfig PATH] [--context NAME] [--json] [FILE|-]
 FILE: handoff records in JSON or YAML (pulumi stack output --json, a synth output); stdin when absent or -
+status --release NS/NAME with no FILE and no input: that release alone, judged as a cdk8s Manifests output left it (no record)
 status exits 0 when every release is handed off, 3 when some is not taken over yet, 1 on a problem`;
 
 /** A command line the CLI does not understand: the usage, exit code 2. */
@@ -47,6 +53,28 @@ function kubeconfigPath(flag: string | undefined): string {
   if (flag) return flag;
   const env = (process.env.KUBECONFIG ?? "").split(":").find((p) => p !== "");
   return env ?? join(homedir(), ".kube", "config");
+}
+
+/**
+ * The record of `--release NS/NAME` given alone: the kubeconfig's cluster, revision 0 (no Helm
+ * storage at bootstrap, as a cdk8s Manifests output leaves it), no chart or values known.
+ */
+function releaseRecord(release: string, kubeconfig: string, context: string | undefined): HandoffRecord {
+  const [namespace, name, ...rest] = release.split("/");
+  if (!namespace || !name || rest.length > 0)
+    throw new UsageError(`--release must be NS/NAME, not "${release}"`);
+  const { clusterId, server } = clusterIdentityFromKubeconfig(kubeconfig, context ? { context } : {});
+  return makeHandoffRecord({
+    clusterId,
+    server,
+    releaseName: name,
+    namespace,
+    chart: { path: "" },
+    chartVersion: "",
+    revision: 0,
+    strategy: "ApplyOnce",
+    installedAt: new Date(0),
+  });
 }
 
 function describe(s: HandoffStatus): string {
@@ -74,13 +102,15 @@ async function main(argv: string[]): Promise<number> {
   }
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
   const source = file === undefined || file === "-" ? "stdin" : file;
-  const text = readFileSync(source === "stdin" ? 0 : source, "utf8");
-  let records = findRecords(parseInput(text, source));
-  if (values.release !== undefined) {
+  const alone = command === "status" && file === undefined && values.release !== undefined;
+  const text = alone && process.stdin.isTTY ? "" : readFileSync(source === "stdin" ? 0 : source, "utf8");
+  let records = alone && text.trim() === "" ? [] : findRecords(parseInput(text, source));
+  const releaseOnly = alone && records.length === 0;
+  if (values.release !== undefined && !releaseOnly) {
     records = records.filter((r) => `${r.release.namespace}/${r.release.name}` === values.release);
     if (records.length === 0) throw new Error(`no handoff record of release ${values.release} in ${source}`);
   }
-  if (records.length === 0)
+  if (records.length === 0 && !releaseOnly)
     throw new Error(`no handoff record (kind helm-handoff.dev/HandoffRecord) in ${source}`);
   const path = kubeconfigPath(values.kubeconfig);
   let kubeconfig: string;
@@ -93,6 +123,7 @@ async function main(argv: string[]): Promise<number> {
     );
   }
   const options = { kubeconfig, ...(values.context ? { context: values.context } : {}) };
+  if (releaseOnly) records = [releaseRecord(values.release ?? "", kubeconfig, values.context)];
   if (command === "retire-helm-storage") {
     const [record, second] = records;
     if (record === undefined || second !== undefined) {

@@ -115,9 +115,10 @@ describe("the workload cluster's own Flux takes over what CAAPH installed once",
     const status = await runHandoffCli(["status", "--kubeconfig", workload.kubeconfigPath, file], "");
     assert.equal(status.code, 0, status.stderr);
     assert.equal(
-      status.stdout,
-      "kube-system/cni: handed-off: handed off to Flux HelmRelease flux-system/cni: revision 2 deployed by helm-controller, Ready\n",
+      status.stdout.split("\n")[0],
+      "kube-system/cni: handed-off: handed off to Flux HelmRelease flux-system/cni: revision 2 deployed by helm-controller, Ready",
     );
+    assert.match(status.stdout, /^ {2}since: \d{4}-/m);
 
     await applyAll(suite.cluster, app({ ipam: { mode: "cluster-pool" } }));
     await waitFor("the proxy to be reconciled", () => proxyObserved(suite.cluster, "default", "cni"), 60_000);

@@ -81,6 +81,9 @@ function cdk8sApp(suite: { readonly cluster: LocalCluster }) {
 
 const status = (cluster: LocalCluster, file: string) =>
   runHandoffCli(["status", "--kubeconfig", cluster.kubeconfigPath, file], "");
+/** `helm-handoff status --release NS/NAME` with no record at all. */
+const statusAlone = (cluster: LocalCluster) =>
+  runHandoffCli(["status", "--kubeconfig", cluster.kubeconfigPath, "--release", "kube-system/cni"], "");
 
 const fluxMissing = missingOf(["helm-controller", "source-controller", "kwok"]);
 describe("Flux takes the cdk8s Manifests output over", {
@@ -90,7 +93,7 @@ describe("Flux takes the cdk8s Manifests output over", {
   const suite = clusterSuite({ name: "cdk8s-flux", workloads: true, gitops: "flux" });
   const app = cdk8sApp(suite);
 
-  test("the FluxHandoff of the app's record installs the release over the applied objects without recreating them, and helm-handoff status reads the record file", async () => {
+  test("the FluxHandoff of the app's record installs the release over the applied objects without recreating them, and helm-handoff status reads the record file or takes --release alone", async () => {
     const { cluster } = suite;
     const { record, file, uids } = await app.bootstrap();
     const before = await status(cluster, file);
@@ -99,6 +102,7 @@ describe("Flux takes the cdk8s Manifests output over", {
       before.stdout.split("\n")[0],
       "kube-system/cni: not-taken-over: applied as manifests (revision 0 in the record: a cdk8s Manifests output), with no Helm release yet; no Flux HelmRelease or Argo CD Application names the release",
     );
+    assert.deepEqual(await statusAlone(cluster), before);
     await applyAll(
       cluster,
       synth((chart) => new FluxHandoff(chart, "handoff", { record, values: CNI_VALUES })),
@@ -116,9 +120,11 @@ describe("Flux takes the cdk8s Manifests output over", {
     const after = await status(cluster, file);
     assert.equal(after.code, 0, after.stderr);
     assert.equal(
-      after.stdout,
-      "kube-system/cni: handed-off: handed off to Flux HelmRelease flux-system/cni: revision 1 deployed by helm-controller, Ready\n",
+      after.stdout.split("\n")[0],
+      "kube-system/cni: handed-off: handed off to Flux HelmRelease flux-system/cni: revision 1 deployed by helm-controller, Ready",
     );
+    assert.match(after.stdout, /^ {2}since: \d{4}-/m);
+    assert.deepEqual(await statusAlone(cluster), after);
   });
 });
 
