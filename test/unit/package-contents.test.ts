@@ -261,7 +261,11 @@ const SURFACE: Readonly<Record<string, readonly string[]>> = {
     "Strategy",
   ],
   "./local-cluster": [
+    "AddClusterOptions",
     "ApiResponse",
+    "CapiManagement",
+    "CapiOptions",
+    "CapiWorkloadCluster",
     "ClusterProcess",
     "GitopsControllers",
     "GitopsKind",
