@@ -1,5 +1,6 @@
 /**
- * The cdk8s handoff under the real GitOps controllers: a cdk8s app renders a CNI-like chart with
+ * The cdk8s handoff under the real GitOps controllers: a cdk8s app, run in a process of its own as
+ * `cdk8s synth` runs it, renders a CNI-like chart with
  * `ClusterAddon` (`output: "Manifests"`), applied server-side as manager `helm`; the app's handoff
  * record (`ClusterAddon.handoffRecord`) is written to a file, and the `FluxHandoff` or
  * `ArgoCdHandoff` construct of that record is applied. Flux installs the release over the applied
@@ -11,13 +12,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { ArgoCdHandoff, ClusterAddon, FluxHandoff } from "../../constructs/index.js";
+import { ArgoCdHandoff, FluxHandoff } from "../../constructs/index.js";
 import { clusterIdentityFromKubeconfig } from "../../core/cluster/identity.js";
 import type { HandoffRecord } from "../../core/handoff/record.js";
+import type { KubeObject } from "../../core/util/kube-object.js";
 import { findBinary } from "../../local-cluster/binaries.js";
 import type { LocalCluster } from "../../local-cluster/index.js";
 import { liveRelease } from "../support/addon.js";
-import { applyAll, synth } from "../support/capi.js";
+import { applyAll, synth, synthApp } from "../support/capi.js";
 import { clusterSuite } from "../support/cluster.js";
 import { isolateCache, RawApplier } from "../support/constructs.js";
 import { conditionOf, getObject, runHandoffCli, uidsOf, waitFor } from "../support/gitops.js";
@@ -35,6 +37,19 @@ const missingOf = (names: readonly string[]): string | undefined =>
   });
 
 const CNI_VALUES = { ipam: { mode: "kubernetes" } };
+/** The cdk8s app: the CNI-like chart from the test's repository as a Manifests output, and its handoff record. */
+const APP = `
+const { App, Chart } = await import(process.env.CDK8S);
+const { ClusterAddon } = await import(process.env.HELM_HANDOFF_CDK8S);
+const chart = new Chart(new App(), "bootstrap");
+const addon = new ClusterAddon(chart, "cni", {
+  chart: { repo: process.env.REPO, name: "cni", version: "1.0.0" },
+  namespace: "kube-system",
+  values: ${JSON.stringify(CNI_VALUES)},
+});
+const record = addon.handoffRecord({ clusterId: process.env.CLUSTER_ID, server: process.env.SERVER });
+process.stdout.write(JSON.stringify({ objects: chart.toJson(), record }));
+`;
 const CNI_OBJECTS = [
   { apiVersion: "v1", kind: "ConfigMap", name: "cni-config" },
   { apiVersion: "apps/v1", kind: "DaemonSet", name: "cni-agent" },
@@ -59,17 +74,12 @@ function cdk8sApp(suite: { readonly cluster: LocalCluster }) {
     /** Synthesizes the app, applies its Manifests output as manager `helm`, writes the record file; returns the record. */
     async bootstrap(): Promise<{ record: HandoffRecord; file: string; uids: Record<string, string> }> {
       const { cluster } = suite;
-      let record: HandoffRecord | undefined;
-      const objects = synth((chart) => {
-        const addon = new ClusterAddon(chart, "cni", {
-          chart: { repo: state.repo?.url ?? "", name: "cni", version: "1.0.0" },
-          namespace: "kube-system",
-          values: CNI_VALUES,
-        });
-        const { clusterId, server } = clusterIdentityFromKubeconfig(cluster.kubeconfig);
-        record = addon.handoffRecord({ clusterId, server });
-      });
-      assert.ok(record);
+      const { clusterId, server } = clusterIdentityFromKubeconfig(cluster.kubeconfig);
+      const { objects, record } = (await synthApp(APP, {
+        REPO: state.repo?.url ?? "",
+        CLUSTER_ID: clusterId,
+        SERVER: server,
+      })) as { objects: KubeObject[]; record: HandoffRecord };
       const applier = new RawApplier(cluster.kubeconfig);
       for (const o of objects) await applier.apply(o, { fieldManager: "helm" });
       const file = join(state.dir ?? "", "cni-handoff.json");

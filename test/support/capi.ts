@@ -8,6 +8,11 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import type { Chart } from "cdk8s";
 import type { KubeObject } from "../../core/util/kube-object.js";
 import { clusterPath } from "../../local-cluster/capi-objects.js";
@@ -28,6 +33,34 @@ export function synth(build: (chart: Chart) => void): KubeObject[] {
   const { chart } = newChart("capi");
   build(chart);
   return chart.toJson() as KubeObject[];
+}
+
+/**
+ * Runs a cdk8s app in a process of its own, as `cdk8s synth` does, and returns what it printed
+ * (JSON). The app is ES module source; it imports `cdk8s` and `helm-handoff/cdk8s` from the URLs in
+ * `process.env.CDK8S` and `process.env.HELM_HANDOFF_CDK8S`, and reads `env`. Needed whenever the
+ * app renders a chart from a repository this test process serves: the construct runs helm
+ * synchronously, which would block the repository's event loop in-process.
+ */
+export async function synthApp(source: string, env: Readonly<Record<string, string>> = {}): Promise<unknown> {
+  const dir = await mkdtemp(join(tmpdir(), "hh-cdk8s-app-"));
+  try {
+    const file = join(dir, "main.mjs");
+    await writeFile(file, source);
+    const { stdout } = await promisify(execFile)(process.execPath, [file], {
+      env: {
+        ...process.env,
+        ...env,
+        CDK8S: import.meta.resolve("cdk8s"),
+        HELM_HANDOFF_CDK8S: new URL("../../constructs/index.js", import.meta.url).href,
+      },
+      maxBuffer: 64 * 1024 * 1024,
+      encoding: "utf8",
+    });
+    return JSON.parse(stdout) as unknown;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** Server-side applies every object to `cluster` as `kubectl apply --server-side` does. */
