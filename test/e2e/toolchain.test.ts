@@ -5,7 +5,7 @@
  * in another (both lay out the same bin directory and Pulumi layout at the same moment); and a
  * command that needs a few tools gets only those (`npm run test:unit`: node and helm;
  * `helm-handoff-local up` through scripts/with-toolchain.sh: etcd and kube-apiserver, plus the
- * workload binaries with `--workloads`).
+ * workload binaries with `--workloads`, the Cluster API managers with `--capi`).
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -89,7 +89,7 @@ test("the unit tests' toolchain is node and helm only", { timeout: 300_000 }, as
   }
 });
 
-test("helm-handoff-local up through with-toolchain.sh gets etcd and kube-apiserver, and with --workloads the workload binaries", {
+test("helm-handoff-local up through with-toolchain.sh gets etcd and kube-apiserver, with --workloads the workload binaries, with --capi the Cluster API managers", {
   timeout: 300_000,
 }, async () => {
   const { cache, bin, env } = await isolated();
@@ -105,6 +105,21 @@ test("helm-handoff-local up through with-toolchain.sh gets etcd and kube-apiserv
     const workloads = await run("with-toolchain.sh", [command, "up", "--workloads"], env);
     assert.equal(workloads.code, 0, workloads.stderr);
     assert.deepEqual((await readdir(bin)).sort(), [
+      "etcd",
+      "kube-apiserver",
+      "kube-controller-manager",
+      "kube-scheduler",
+      "kwok",
+      "kwok-stages",
+      "node",
+    ]);
+    const capi = await run("with-toolchain.sh", [command, "up", "--capi", "--workload-clusters", "2"], env);
+    assert.equal(capi.code, 0, capi.stderr);
+    assert.deepEqual((await readdir(bin)).sort(), [
+      "caaph-manager",
+      "caaph-manager-crds",
+      "capi-manager",
+      "capi-manager-crds",
       "etcd",
       "kube-apiserver",
       "kube-controller-manager",
