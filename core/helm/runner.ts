@@ -189,6 +189,7 @@ export class HelmRunner {
     const args = ["rollback", releaseName, String(revision), "--namespace", namespace];
     args.push("--timeout", timeout.toHelmFlag());
     if (options.wait ?? true) args.push("--wait");
+    if (options.description !== undefined) args.push("--description", options.description);
     await this.withCall((call) => this.exec(call, args, { timeout, needsCluster: true, streamStdout: true }));
   }
 

@@ -174,4 +174,6 @@ export interface RollbackOptions {
   readonly wait?: boolean;
   /** Timeout of the command. @default - the runner's commandTimeout */
   readonly timeout?: Duration;
+  /** Description recorded in the new revision (at most 256 characters). @default - helm's own ("Rollback to N") */
+  readonly description?: string;
 }

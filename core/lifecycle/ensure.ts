@@ -225,6 +225,8 @@ async function attempt(a: Attempt, installFirst: boolean): Promise<AttemptResult
     if (!ours) {
       // Reconcile with `adopt`: the user asked to take it over. Mark it as ours, then look again.
       if (spec.adopt && mayCall(spec.strategy, step, "relabel")) {
+        // Never relabel a revision another helm is still writing: wait until it ends or goes stale.
+        if (state.kind === "pending" && !state.stale) throw busyError(spec, state.release);
         report({
           phase: "adopting",
           attempt: n,
@@ -255,16 +257,11 @@ async function attempt(a: Attempt, installFirst: boolean): Promise<AttemptResult
           attempt: n,
           message: `upgrading ${where}: ${state.reasons.join(", ")} differ`,
         });
-        const labels = ownerLabels(owner, state.release.revision + 1);
+        const labels = ownerLabels(owner, state.release.revision + 1, state.release);
         return { release: await runner.upgrade(spec, { labels }), action: "upgraded" };
       }
       case "pending":
-        if (!state.stale) {
-          throw new ReleaseBusyError(
-            where,
-            `release is ${state.release.status} since ${state.release.lastDeployed}; waiting for the other operation to finish or to go stale (after ${spec.install.timeout})`,
-          );
-        }
+        if (!state.stale) throw busyError(spec, state.release);
         await recover(a, state.release);
         continue;
       case "failed":
@@ -299,6 +296,14 @@ function notOurs(a: Attempt, release: ReleaseInfo, owned: Ownership): AttemptRes
   );
 }
 
+/** A release another operation may still be writing (pending, not stale): retried until it ends or goes stale. */
+function busyError(spec: ResolvedSpec, release: ReleaseInfo): ReleaseBusyError {
+  return new ReleaseBusyError(
+    `${spec.namespace}/${spec.releaseName}`,
+    `release is ${release.status} since ${release.lastDeployed}; waiting for the other operation to finish or to go stale (after ${spec.install.timeout})`,
+  );
+}
+
 /** The error for a release uninstalled with `--keep-history`, whose name helm will not reuse. */
 function keptHistoryError(spec: ResolvedSpec, release: ReleaseInfo): HelmHandoffError {
   return new HelmHandoffError(
@@ -315,7 +320,8 @@ async function install(a: Attempt): Promise<AttemptResult> {
     message: `installing ${where} (attempt ${n}, timeout ${spec.install.timeout})`,
   });
   try {
-    const release = await runner.install(spec, { labels: ownerLabels(owner, 1) });
+    const named = { name: spec.releaseName, namespace: spec.namespace };
+    const release = await runner.install(spec, { labels: ownerLabels(owner, 1, named) });
     return { release, action: "installed" };
   } catch (error) {
     // "cannot re-use a name": someone else installed it meanwhile; the next attempt looks again.

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { randomBytes } from "node:crypto";
 import { ReleaseBusyError } from "../errors.js";
 import type { HelmRunner, ReleaseInfo, ReleaseRevision } from "../helm/index.js";
 import type { ResolvedSpec } from "../spec/index.js";
@@ -84,7 +85,7 @@ async function mark(a: Attempt, release: ReleaseInfo): Promise<void> {
     a.spec.releaseName,
     a.spec.namespace,
     release.revision,
-    ownerLabels(a.owner, release.revision),
+    ownerLabels(a.owner, release.revision, release),
     release.status,
   );
 }
@@ -140,20 +141,20 @@ export async function recover(a: Attempt, current: ReleaseInfo): Promise<void> {
       attempt: n,
       message: `release ${where} is ${current.status} (revision ${current.revision}); rolling back to revision ${good.revision}`,
     });
+    // A description no other rollback writes: only the revision carrying it is ours to mark (a
+    // concurrent rollback by someone else to the same revision reads "Rollback to N").
+    const description = `Rollback to ${good.revision} by helm-handoff ${randomBytes(6).toString("hex")}`;
     try {
       await runner.rollback(spec.releaseName, spec.namespace, good.revision, {
         wait: spec.install.wait,
         timeout: spec.install.timeout,
+        description,
       });
     } finally {
       // helm copies the target revision's labels onto the rollback's revision: mark it as ours,
       // whether or not the rollback succeeded (a failed rollback is ours to recover too).
       const after = await runner.status(spec.releaseName, spec.namespace);
-      if (
-        after !== undefined &&
-        after.revision > current.revision &&
-        after.description === `Rollback to ${good.revision}`
-      ) {
+      if (after !== undefined && after.revision > current.revision && after.description === description) {
         await mark(a, after);
       }
     }

@@ -10,7 +10,13 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { HelmRunner, type ReleaseInfo } from "../../core/helm/index.js";
 import { ensureRelease } from "../../core/lifecycle/ensure.js";
-import { OwnershipError, ownerLabels, type ReleaseOwner } from "../../core/lifecycle/ownership.js";
+import {
+  OWN_REVISION_LABEL,
+  OWNER_LABEL,
+  OwnershipError,
+  ownerLabels,
+  type ReleaseOwner,
+} from "../../core/lifecycle/ownership.js";
 import { removeRelease } from "../../core/lifecycle/remove.js";
 import { type AddonSpec, validateSpec } from "../../core/spec/index.js";
 import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
@@ -237,4 +243,92 @@ describe("the ownership rule on real helm and a local cluster", { timeout: 600_0
     const installed = await ensureRelease(runner(), spec("kept"), { owner: A });
     assert.equal(installed.action, "installed");
   });
+  test("adopt: true waits for a release another helm is still installing instead of marking it", async () => {
+    // Someone else's install, still running (its Deployment never becomes ready): pending-install.
+    const other = runHelm(
+      ["install", "busy", localChart("workload"), ...kc(), "--wait", "--timeout", "40s"],
+      {
+        check: false,
+      },
+    );
+    await waitForStatus("busy", "pending-install");
+    const messages: string[] = [];
+    await assert.rejects(
+      ensureRelease(
+        runner(),
+        spec("busy", {
+          strategy: "Reconcile",
+          adopt: true,
+          chart: { path: localChart("workload") },
+          values: {},
+          retry: { deadline: "3s", minBackoff: "100ms", maxBackoff: "500ms" },
+        }),
+        { owner: A, expectExisting: true, onProgress: (e) => messages.push(e.message) },
+      ),
+      (e: unknown) =>
+        e instanceof Error &&
+        e.name === "DeadlineExceededError" &&
+        /default\/busy: release is pending-install since .*; waiting for the other operation to finish or to go stale \(after 20s\)/.test(
+          e.message,
+        ),
+    );
+    const left = await status("busy");
+    assert.equal(left?.status, "pending-install");
+    assert.equal(left?.labels[OWNER_LABEL], undefined, "the busy revision was not marked");
+    assert.ok(!messages.some((m) => /taking it over as asked/.test(m)), messages.join("\n"));
+    await other;
+  });
+
+  test("a recovery rollback does not mark a rollback someone else made to the same revision at the same time", async () => {
+    await ensureRelease(runner(), spec("twin", { strategy: "Reconcile" }), { owner: A });
+    await failOurNextRevision("twin");
+    // Someone else rolls back to revision 1 at the same moment and wins: helm then refuses ours.
+    class Raced extends HelmRunner {
+      public override async rollback(name: string, namespace: string): Promise<void> {
+        await runHelm([
+          "rollback",
+          name,
+          "1",
+          "--namespace",
+          namespace,
+          "--kubeconfig",
+          cluster.kubeconfigPath,
+        ]);
+        throw new Error("another rollback created revision 3 first");
+      }
+    }
+    await assert.rejects(
+      ensureRelease(new Raced({ kubeconfig: cluster.kubeconfig }), spec("twin", { strategy: "Reconcile" }), {
+        owner: A,
+        expectExisting: true,
+      }),
+      { message: "another rollback created revision 3 first" },
+    );
+    const now = await status("twin");
+    assert.equal(now?.revision, 3);
+    assert.equal(now?.description, "Rollback to 1");
+    assert.equal(
+      now?.labels[OWN_REVISION_LABEL],
+      "1",
+      "someone else's revision 3 keeps the copied mark of revision 1",
+    );
+    await assert.rejects(
+      ensureRelease(runner(), spec("twin", { strategy: "Reconcile", values: { replicas: 2, mode: "a" } }), {
+        owner: A,
+        expectExisting: true,
+      }),
+      (e: unknown) =>
+        e instanceof OwnershipError &&
+        e.message.includes("revision 3 was written by someone else on top of this resource's revision 1"),
+    );
+  });
+
+  /** Polls until the release `name` has `want` as status (10 s at most). */
+  async function waitForStatus(name: string, want: string): Promise<void> {
+    for (let i = 0; i < 100; i++) {
+      if ((await status(name))?.status === want) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.fail(`release ${name} never reached ${want}: ${JSON.stringify(await status(name))}`);
+  }
 });

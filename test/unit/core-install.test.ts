@@ -36,17 +36,20 @@ function release(
 
 /** A scripted fake of the runner (no kubeconfig: the /readyz wait is skipped). */
 function fakeRunner(script: {
-  status: (ReleaseInfo | undefined)[];
+  /** What each status call returns; a function is called with the description of the last rollback. */
+  status: (ReleaseInfo | undefined | ((rollbackDescription: string) => ReleaseInfo))[];
   install: (() => ReleaseInfo)[];
   history?: ReleaseRevision[];
 }) {
   const calls: string[] = [];
+  let rollbackDescription = "";
   const runner = {
     kubeconfig: undefined,
     redact: (s: string) => s,
     status: async () => {
       calls.push("status");
-      return script.status.length > 1 ? script.status.shift() : script.status[0];
+      const next = script.status.length > 1 ? script.status.shift() : script.status[0];
+      return typeof next === "function" ? next(rollbackDescription) : next;
     },
     install: async () => {
       calls.push("install");
@@ -70,8 +73,9 @@ function fakeRunner(script: {
       return release("deployed", 2);
     },
     getValues: async () => ({}),
-    rollback: async () => {
+    rollback: async (_n: string, _ns: string, _revision: number, options: { description?: string }) => {
       calls.push("rollback");
+      rollbackDescription = options.description ?? "";
     },
   };
   return { runner: runner as unknown as HelmRunner, calls };
@@ -270,11 +274,9 @@ test("a write re-reads the release first and looks again when someone else wrote
 });
 
 test("a recovery rollback marks the revision it creates as ours again", async () => {
-  // helm copies the target's labels: revision 3 ("Rollback to 1") carries revision 1's marks.
-  const rolledBack = release("deployed", 3, OWNER, {
-    labels: ownerLabels(OWNER, 1),
-    description: "Rollback to 1",
-  });
+  // helm copies the target's labels: revision 3 (with our rollback's description) carries revision 1's marks.
+  const rolledBack = (description: string) =>
+    release("deployed", 3, OWNER, { labels: ownerLabels(OWNER, 1), description });
   const { runner, calls } = fakeRunner({
     status: [release("failed", 2), release("failed", 2), rolledBack, release("deployed", 3)],
     install: [nameInUse],
