@@ -70,7 +70,10 @@ function outputsOf(props: unknown): ReleaseOutputs & Props {
   return unwrapSecrets(props ?? {}) as ReleaseOutputs & Props;
 }
 
-/** Stored outputs as sent to the engine: secrets marked, and the add-on's public `valuesDigestKey`. */
+/**
+ * Stored outputs as sent to the engine: secrets marked, and the add-on's public `valuesDigestKey`,
+ * marked secret on the wire as the stored key is (not left to the schema alone).
+ */
 function sent(outs: Props): Props {
   return wrapSecrets({ ...outs, valuesDigestKey: outs.digestKey });
 }

@@ -40,9 +40,12 @@ export function unwrapSecrets(value: unknown): unknown {
   return value;
 }
 
-/** `outputs` with each secret key (see `SECRET_OUTPUT_KEYS`) sent as a wire secret. */
+/** The keys sent as wire secrets: the stored secret outputs, and the add-on's `valuesDigestKey` (the stored `digestKey`). */
+const WIRE_SECRET_KEYS: ReadonlySet<string> = new Set([...SECRET_OUTPUT_KEYS, "valuesDigestKey"]);
+
+/** `outputs` with each secret key (see {@link WIRE_SECRET_KEYS}) sent as a wire secret. */
 export function wrapSecrets(outputs: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const secret = new Set<string>(SECRET_OUTPUT_KEYS);
+  const secret = WIRE_SECRET_KEYS;
   return Object.fromEntries(
     Object.entries(outputs).map(([k, v]) => [
       k,

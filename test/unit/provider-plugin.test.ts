@@ -235,6 +235,23 @@ test("wire secrets are unwrapped deeply, and the secret output keys are wrapped 
   );
 });
 
+test("the provider sends valuesDigestKey as a wire secret, as it sends the stored digestKey", async () => {
+  // An ApplyOnce refresh makes no cluster call: what it returns is the stored outputs, as sent.
+  const stored = {
+    strategy: "ApplyOnce",
+    releaseName: "cni",
+    namespace: "default",
+    digestKey: "k".repeat(64),
+  };
+  const read = await helmHandoffProvider("0.0.0").read?.(
+    "id",
+    RELEASE_URN.replace(/\$helm-handoff:index:AddonRelease/, ""),
+    stored,
+  );
+  assert.deepEqual(read?.props?.valuesDigestKey, { [SIG]: SECRET, value: "k".repeat(64) });
+  assert.deepEqual(read?.props?.digestKey, { [SIG]: SECRET, value: "k".repeat(64) });
+});
+
 const ADDON_URN = "urn:pulumi:dev::p::helm-handoff:index:ClusterAddon::cni";
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const KUBECONFIG = `apiVersion: v1
@@ -282,8 +299,10 @@ test("an add-on's check stores what a Node.js add-on stores: identity, spec, dig
     username: "u",
   });
   assert.equal(inputs.chartPassword, "pw");
-  assert.deepEqual(result, { inputs: wrapSecrets({ ...inputs }) });
-  for (const key of ["kubeconfig", "values", "chartPassword", "desiredDigest"]) {
+  const ownerKey = (unwrapSecrets(result?.inputs) as { ownerKey?: string }).ownerKey;
+  assert.match(ownerKey ?? "", /^[A-Za-z0-9_-]{43}$/, "a new add-on's owner key");
+  assert.deepEqual(result, { inputs: wrapSecrets({ ...inputs, ownerKey }) });
+  for (const key of ["kubeconfig", "values", "chartPassword", "desiredDigest", "ownerKey"]) {
     assert.deepEqual(
       Object.keys((result?.inputs?.[key] ?? {}) as object),
       [SIG, "value"],
