@@ -14,7 +14,10 @@
  * (`--json`: an array of them) and exits 0 when every release is handed off, 3 when one is not
  * taken over yet and none has a problem, 1 on a problem; 2 for a command line it does not
  * understand. `retire-helm-storage` deletes Helm's stale release Secrets of one release Argo CD
- * took over (see `retireHelmStorage`) and exits 0, or 1 saying why it refused.
+ * took over (see `retireHelmStorage`) and exits 0, or 1 saying why it refused. Everything printed
+ * passes `printable`: what the cluster wrote (a controller's condition message, an API error) has
+ * the kubeconfig's secrets redacted and its control characters escaped, so it can neither leak a
+ * credential into a CI log nor drive the terminal.
  *
  * @module
  */
@@ -24,9 +27,11 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { clusterIdentityFromKubeconfig } from "../cluster/identity.js";
+import { Redactor } from "../helm/redact.js";
 import type { HandoffStatus } from "./judge.js";
 import { type HandoffRecord, makeHandoffRecord } from "./record.js";
-import { findRecords, retireHelmStorage, verifyHandoff } from "./verify.js";
+import { retireHelmStorage } from "./retire.js";
+import { findRecords, verifyHandoff } from "./verify.js";
 
 const USAGE = `usage: helm-handoff status [--kubeconfig PATH] [--context NAME] [--release NS/NAME] [--json] [FILE|-]
        helm-handoff retire-helm-storage --release NS/NAME [--kubeconfig PATH] [--context NAME] [--json] [FILE|-]
@@ -77,6 +82,31 @@ function releaseRecord(release: string, kubeconfig: string, context: string | un
   });
 }
 
+/**
+ * C0 and C1 control characters (newline and tab included: one verdict is one line) and the Unicode
+ * controls that reorder or hide text (bidi embeddings, overrides and isolates, zero-width joiners).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+
+/** `text` safe to print: the redactor's secrets replaced, each control character shown as `\u{…}`. */
+function printable(text: string, redactor: Redactor): string {
+  return redactor.redact(text).replace(CONTROL, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`);
+}
+
+/** Every string inside `value` made {@link printable}. */
+function printableDeep<T>(value: T, redactor: Redactor): T {
+  if (typeof value === "string") return printable(value, redactor) as T;
+  if (Array.isArray(value)) return value.map((v) => printableDeep(v, redactor)) as T;
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, printableDeep(v, redactor)])) as T;
+  }
+  return value;
+}
+
+/** The kubeconfig's secrets, once it has been read: every message printed is redacted with them. */
+const redactor = new Redactor();
+
 function describe(s: HandoffStatus): string {
   const lines = [`${s.release}: ${s.state}: ${s.message}`];
   if (s.since) lines.push(`  since: ${s.since}`);
@@ -122,6 +152,7 @@ async function main(argv: string[]): Promise<number> {
       `the kubeconfig ${path} cannot be read (${why}): pass --kubeconfig PATH or set KUBECONFIG`,
     );
   }
+  redactor.addKubeconfig(kubeconfig);
   const options = { kubeconfig, ...(values.context ? { context: values.context } : {}) };
   if (releaseOnly) records = [releaseRecord(values.release ?? "", kubeconfig, values.context)];
   if (command === "retire-helm-storage") {
@@ -129,7 +160,7 @@ async function main(argv: string[]): Promise<number> {
     if (record === undefined || second !== undefined) {
       throw new UsageError(`${records.length} records in ${source}: choose one with --release NS/NAME`);
     }
-    const retired = await retireHelmStorage(record, options);
+    const retired = printableDeep(await retireHelmStorage(record, options), redactor);
     if (values.json) process.stdout.write(`${JSON.stringify(retired, null, 2)}\n`);
     else
       process.stdout.write(
@@ -138,7 +169,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const verdicts: HandoffStatus[] = [];
-  for (const record of records) verdicts.push(await verifyHandoff(record, options));
+  for (const record of records) verdicts.push(printableDeep(await verifyHandoff(record, options), redactor));
   process.stdout.write(
     values.json ? `${JSON.stringify(verdicts, null, 2)}\n` : `${verdicts.map(describe).join("\n")}\n`,
   );
@@ -170,7 +201,8 @@ main(process.argv.slice(2)).then(
       process.exitCode = 2;
       return;
     }
-    process.stderr.write(`helm-handoff: ${error instanceof Error ? error.message : String(error)}\n`);
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`helm-handoff: ${printable(message, redactor)}\n`);
     process.exitCode = 1;
   },
 );

@@ -25,14 +25,8 @@ export type { Strategy } from "../spec/types.js";
 export type { KubeMetadata, KubeObject } from "../util/kube-object.js";
 export type { HandoffState, HandoffStatus, ObjectCounts, ReleaseOwnerNow } from "./judge.js";
 export type { HandoffChartSource, HandoffRecord } from "./record.js";
-export {
-  type RetiredStorage,
-  RetireRefusedError,
-  retireHelmStorage,
-  type VerifyHandoffOptions,
-  verifyHandoff,
-  WrongClusterError,
-} from "./verify.js";
+export { type RetiredStorage, RetireRefusedError, retireHelmStorage } from "./retire.js";
+export { type VerifyHandoffOptions, verifyHandoff, WrongClusterError } from "./verify.js";
 
 /** The media type of a Helm chart's content layer in an OCI artifact. */
 export const HELM_CHART_LAYER_MEDIA_TYPE = "application/vnd.cncf.helm.chart.content.v1.tar+gzip";

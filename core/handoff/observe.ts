@@ -32,6 +32,8 @@ export interface StoredRevision {
 
 /** The release as Helm's storage holds it. */
 export interface StoredRelease {
+  /** The release's name and namespace as its latest revision records them (Helm's `name`, `namespace`). */
+  readonly recorded: { readonly name: string; readonly namespace: string };
   /** Every revision, oldest first. */
   readonly revisions: readonly StoredRevision[];
   /** The latest revision. */
@@ -198,19 +200,41 @@ class Discovery {
   }
 }
 
+/** The type of Helm's release Secrets (helm's Secret storage driver). */
+export const HELM_RELEASE_SECRET_TYPE = "helm.sh/release.v1";
+
+/**
+ * Helm's release Secrets of release `name` in `storageNamespace`, and nothing that only looks like
+ * one: of type {@link HELM_RELEASE_SECRET_TYPE}, labelled `owner=helm`, `name=NAME` and
+ * `version=N`, and named `sh.helm.release.v1.NAME.vN` after those labels.
+ */
+async function listReleaseSecrets(
+  client: KubeClient,
+  name: string,
+  storageNamespace: string,
+): Promise<Item[]> {
+  const labels = encodeURIComponent(`owner=helm,name=${name}`);
+  const fields = encodeURIComponent(`type=${HELM_RELEASE_SECRET_TYPE}`);
+  const path = `/api/v1/namespaces/${encodeURIComponent(storageNamespace)}/secrets?labelSelector=${labels}&fieldSelector=${fields}`;
+  const items = await list(client, path, "Helm's release Secrets", METADATA_ONLY);
+  return items.filter((i) => {
+    const l = i.metadata.labels ?? {};
+    return (
+      l.owner === "helm" &&
+      l.name === name &&
+      /^[1-9][0-9]*$/.test(l.version ?? "") &&
+      i.metadata.name === `sh.helm.release.v1.${name}.v${l.version}`
+    );
+  });
+}
+
 async function readStorage(
   client: KubeClient,
   record: HandoffRecord,
   discovery: Discovery,
 ): Promise<StoredRelease | undefined> {
   const { name, storageNamespace, namespace } = record.release;
-  const selector = encodeURIComponent(`owner=helm,name=${name}`);
-  const items = await list(
-    client,
-    `/api/v1/namespaces/${storageNamespace}/secrets?labelSelector=${selector}`,
-    "Helm's release Secrets",
-    METADATA_ONLY,
-  );
+  const items = await listReleaseSecrets(client, name, storageNamespace);
   const revisions = items
     .map(
       (i): StoredRevision => ({
@@ -233,6 +257,7 @@ async function readStorage(
   );
   const release = decodeRelease(secret.data?.release ?? "", latest.secret.name);
   const info = (release.info ?? {}) as { last_deployed?: string };
+  const recorded = { name: String(release.name ?? ""), namespace: String(release.namespace ?? "") };
   const namespaced = new Map<string, boolean>();
   const refs = manifestObjects(String(release.manifest ?? ""), namespace, () => true);
   for (const ref of refs) {
@@ -242,7 +267,7 @@ async function readStorage(
   const objects = refs.map((ref) =>
     namespaced.get(`${ref.apiVersion}/${ref.kind}`) === false ? { ...ref, namespace: "" } : ref,
   );
-  return { revisions, latest, deployedAt: info.last_deployed, objects };
+  return { recorded, revisions, latest, deployedAt: info.last_deployed, objects };
 }
 
 function condition(status: Record<string, unknown> | undefined, type: string) {

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { clusterIdentityFromKubeconfig } from "../../core/cluster/identity.js";
 import { judgeHandoff } from "../../core/handoff/judge.js";
 import {
   type ArgoClaim,
@@ -16,8 +17,9 @@ import {
   type Observation,
   type StoredRevision,
 } from "../../core/handoff/observe.js";
-import { makeHandoffRecord } from "../../core/handoff/record.js";
-import { findRecords, verifyHandoff } from "../../core/handoff/verify.js";
+import { type HandoffRecord, makeHandoffRecord } from "../../core/handoff/record.js";
+import { retireHelmStorage } from "../../core/handoff/retire.js";
+import { findRecords, verifyHandoff, WrongClusterError } from "../../core/handoff/verify.js";
 
 const record = makeHandoffRecord({
   clusterId: "sha256:0123456789abcdef",
@@ -43,7 +45,13 @@ function revision(n: number, labels: Record<string, string>, status = "deployed"
 function observation(partial: Partial<Observation> & { latest?: StoredRevision }): Observation {
   const latest = partial.latest;
   return {
-    release: latest && { revisions: [latest], latest, deployedAt: "2026-12-01T00:00:00Z", objects: [] },
+    release: latest && {
+      recorded: { name: "cni", namespace: "kube-system" },
+      revisions: [latest],
+      latest,
+      deployedAt: "2026-12-01T00:00:00Z",
+      objects: [],
+    },
     flux: partial.flux ?? [],
     argo: partial.argo ?? [],
     objects: partial.objects ?? [],
@@ -256,9 +264,47 @@ describe("verifying against the right cluster", () => {
     await assert.rejects(verifyHandoff(record, { kubeconfig }), {
       name: "WrongClusterError",
       code: "WRONG_CLUSTER",
-      message:
-        "the handoff record of kube-system/cni is for cluster https://127.0.0.1:6443 (sha256:0123456789abcdef), but the kubeconfig points at https://10.9.9.9:6443: pass the kubeconfig (or --context) of the record's cluster",
+      message: `the handoff record of kube-system/cni is for cluster https://127.0.0.1:6443 (sha256:0123456789abcdef), but the kubeconfig points at https://10.9.9.9:6443 (${clusterIdentityFromKubeconfig(kubeconfig).clusterId}): pass the kubeconfig (or --context) of the record's cluster`,
     });
+  });
+
+  test("retire-helm-storage refuses the record's server URL with another CA before any request; status reads it", async () => {
+    const kubeconfig = [
+      "apiVersion: v1",
+      "kind: Config",
+      "clusters: [{ name: c, cluster: { server: https://127.0.0.1:6443 } }]",
+      "users: [{ name: u, user: { token: t } }]",
+      "contexts: [{ name: x, context: { cluster: c, user: u } }]",
+      "current-context: x",
+    ].join("\n");
+    const other = clusterIdentityFromKubeconfig(kubeconfig).clusterId;
+    await assert.rejects(retireHelmStorage(record, { kubeconfig }), {
+      name: "WrongClusterError",
+      message: `the handoff record of kube-system/cni is for cluster https://127.0.0.1:6443 (sha256:0123456789abcdef), but the kubeconfig points at https://127.0.0.1:6443 (${other}): pass the kubeconfig (or --context) of the record's cluster`,
+    });
+    // status accepts the same server URL (a rotated CA): it gets as far as the (absent) server.
+    await assert.rejects(
+      verifyHandoff(record, { kubeconfig }),
+      (e: unknown) => !(e instanceof WrongClusterError),
+    );
+  });
+
+  test("retire-helm-storage refuses a record whose names are not Helm's, naming the field, before any request", async () => {
+    const kubeconfig = "not read";
+    const cases: [Partial<HandoffRecord["release"]>, string][] = [
+      [
+        { name: "../../x" },
+        `the handoff record's release.name "../../x" is not a Helm release name (a lowercase DNS-1123 name of at most 53 characters): use the handoff record helm-handoff exported, unedited`,
+      ],
+      [
+        { storageNamespace: "kube-system/secrets/x?" },
+        `the handoff record's release.storageNamespace "kube-system/secrets/x?" is not a namespace (a lowercase DNS-1123 label of at most 63 characters): use the handoff record helm-handoff exported, unedited`,
+      ],
+    ];
+    for (const [release, message] of cases) {
+      const bad = { ...record, release: { ...record.release, ...release } };
+      await assert.rejects(retireHelmStorage(bad, { kubeconfig }), { name: "SpecError", message });
+    }
   });
 });
 
