@@ -28,7 +28,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { SpecError } from "../core/errors.js";
-import { keyedValuesDigest } from "../core/handoff/keyed-digest.js";
+import { keyedValuesDigest, newDigestKey } from "../core/handoff/keyed-digest.js";
 import { valuesFingerprint } from "../core/handoff/record.js";
 import { mayCallHelm, STRATEGY_TABLE } from "../core/lifecycle/strategy.js";
 import { validateSpec } from "../core/spec/index.js";
@@ -100,7 +100,20 @@ export async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.
     }
     throw err;
   }
-  return { inputs: created ? news : handedOffInputs(olds, news) };
+  return { inputs: withOwnerKey(olds, created ? news : handedOffInputs(olds, news)) };
+}
+
+/**
+ * `inputs` with the resource's owner key: a new resource's (the program's, or a new one), else the
+ * stored one, so a replacement (checked against its predecessor's inputs) keeps it and takes its
+ * predecessor's release over. State written before keys stays without one (its add-on keeps the
+ * plain labels it wrote its release with).
+ */
+function withOwnerKey(olds: Inputs, inputs: Inputs): Inputs {
+  const { ownerKey: _given, ...rest } = inputs;
+  const created = Object.keys(olds).length === 0;
+  const key = created ? (typeof inputs.ownerKey === "string" ? inputs.ownerKey : newDigestKey()) : olds.ownerKey;
+  return (typeof key === "string" ? { ...rest, ownerKey: key } : rest) as Inputs;
 }
 
 /**

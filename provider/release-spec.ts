@@ -8,7 +8,7 @@
 
 import { keyedValuesDigest, newDigestKey } from "../core/handoff/keyed-digest.js";
 import { makeHandoffRecord } from "../core/handoff/record.js";
-import type { ReleaseOwner } from "../core/lifecycle/ownership.js";
+import { keyedOwnerId, type ReleaseOwner } from "../core/lifecycle/ownership.js";
 import type { AddonSpec } from "../core/spec/index.js";
 import type { ReleaseInputs, ReleaseOutputs, ReleaseStatus } from "./stored-release.js";
 
@@ -69,7 +69,10 @@ export function outputsOf(
   };
 }
 
-/** Who writes for this resource: its stable owner id and name, and its instance. */
+/** Who writes for this resource: its owner id (keyed when it has a key) and name, and its instance. */
 export function ownerOf(inputs: ReleaseInputs, ownerInstance: string): ReleaseOwner {
-  return { id: inputs.ownerId, name: inputs.ownerName, instance: ownerInstance };
+  const key = inputs.ownerKey;
+  return key === undefined
+    ? { id: inputs.ownerId, name: inputs.ownerName, instance: ownerInstance }
+    : { id: keyedOwnerId(key, inputs.ownerId), key, name: inputs.ownerName, instance: ownerInstance };
 }

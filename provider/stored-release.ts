@@ -61,6 +61,13 @@ export interface ReleaseInputs {
   readonly ownerId: string;
   /** Readable name of the resource (project, stack, name), marked beside the id for messages. */
   readonly ownerName: string;
+  /**
+   * The resource's secret owner key (`core/lifecycle/ownership.ts`): its owner label is `ownerId`
+   * keyed with it, and each revision it writes carries a mark only this key makes. Made by the
+   * first check of a new resource, carried by every later check (so also to a replacement); absent
+   * in state written before keys, whose add-on keeps the plain `ownerId` labels.
+   */
+  readonly ownerKey?: string;
 }
 
 /** What the release looked like after the last helm call (or refresh). */
@@ -109,7 +116,7 @@ export interface ReleaseOutputs extends ReleaseInputs {
 }
 
 /** Input keys that hold secrets (or an unkeyed digest of them); also passed as `additionalSecretOutputs`. */
-export const SECRET_KEYS = ["kubeconfig", "values", "chartPassword", "desiredDigest"] as const;
+export const SECRET_KEYS = ["kubeconfig", "values", "chartPassword", "desiredDigest", "ownerKey"] as const;
 
 /** Every output key that is secret: the secret inputs and the digest key. */
 export const SECRET_OUTPUT_KEYS = [...SECRET_KEYS, "digestKey"] as const;

@@ -13,13 +13,20 @@
  * - `overwritten`: our owner label, but someone else wrote the current revision on top of ours;
  * - `other-owner`: another helm-handoff resource (another stack, or another add-on) wrote it;
  * - `foreign`: no owner label: helm-handoff did not write it (a person, GitOps, another tool).
- * A write (upgrade, rollback, uninstall, relabel) proceeds only on what {@link mayWrite} allows,
- * after re-reading the release right before it (`ensureRelease` and the repairs); anything else is adopted as it is
- * (ApplyOnce) or refused with an {@link OwnershipError} (Reconcile). Pure.
+ * - `forged`: our owner label and revision, but not the mark only this resource's key makes.
+ * An owner with a secret `key` (a Pulumi add-on: made at its first create, kept in its state, carried
+ * to its replacements) labels with an owner id keyed by it and marks each revision with an HMAC of
+ * the owner id, instance, revision and release ({@link MARK_LABEL}): nobody without the key can
+ * compute the id from the resource's name, nor mark another revision or instance as ours. An owner
+ * without a key (state written before keys, or a caller of the core API) reads and writes the
+ * plain labels as before. A write (upgrade, rollback, uninstall, relabel) proceeds only on what
+ * {@link mayWrite} allows, after re-reading the release right before it (`ensureRelease` and the
+ * repairs); anything else is adopted as it is (ApplyOnce) or refused with an
+ * {@link OwnershipError} (Reconcile). Pure.
  *
  * @module
  */
-import { createHash } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { HelmHandoffError } from "../errors.js";
 import type { ReleaseInfo } from "../helm/types.js";
 
@@ -32,10 +39,19 @@ export const INSTANCE_LABEL = "helm-handoff.dev/instance";
 /** The release label carrying the revision helm-handoff's write created. */
 export const OWN_REVISION_LABEL = "helm-handoff.dev/revision";
 
+/** The release label carrying the keyed mark of the revision (owners with a key only). */
+export const MARK_LABEL = "helm-handoff.dev/mark";
+
 /** Who writes: the resource (stable across runs) and its current instance. */
 export interface ReleaseOwner {
-  /** Stable id of the owning resource, e.g. a hash of its Pulumi URN (a label value, not a secret). */
+  /** Stable id of the owning resource, e.g. a hash of its Pulumi URN, keyed by {@link ReleaseOwner.key} when it has one (a label value). */
   readonly id: string;
+  /**
+   * The owner's secret key (see {@link keyedOwnerId}): each revision it writes carries a
+   * {@link MARK_LABEL} only this key makes, and a revision without a valid one is not ours.
+   * @default - none: the plain labels are trusted (state written before keys, core API callers)
+   */
+  readonly key?: string;
   /** Readable name of the owner for messages, e.g. `platform.prod.cni` (a label value). */
   readonly name: string;
   /** This instance of the resource: made at its create, kept by its updates (a label value). */
@@ -69,6 +85,10 @@ export type Ownership =
       readonly ownerName: string;
     }
   | {
+      /** This owner's labels, but not its keyed mark: someone else wrote or altered them. */
+      readonly kind: "forged";
+    }
+  | {
       /** No owner label: helm-handoff did not write it. */
       readonly kind: "foreign";
     };
@@ -79,6 +99,31 @@ export type WriteIntent = "converge" | "delete";
 /** The stable owner id of the resource with URN `urn`: 40 hex characters of a SHA-256. */
 export function ownerIdOf(urn: string): string {
   return createHash("sha256").update(`helm-handoff owner\0${urn}`).digest("hex").slice(0, 40);
+}
+
+/** 40 hex characters of HMAC-SHA256 under `key` over the parts, NUL-separated. */
+function mac(key: string, parts: readonly (string | number)[]): string {
+  return createHmac("sha256", Buffer.from(key, "utf8")).update(parts.join("\0")).digest("hex").slice(0, 40);
+}
+
+/**
+ * The owner id of a resource with a secret key: 40 hex characters of HMAC-SHA256 under `key` of its
+ * plain id ({@link ownerIdOf}). Two stacks with the same names have different ids, and nobody can
+ * compute it from the names.
+ */
+export function keyedOwnerId(key: string, plainId: string): string {
+  return mac(key, ["helm-handoff owner", plainId]);
+}
+
+/** The mark of the revision `revision` of release `namespace/name` written by `owner`'s `instance` (owners with a key). */
+function revisionMark(
+  key: string,
+  id: string,
+  instance: string,
+  revision: number,
+  release: { readonly name: string; readonly namespace: string },
+): string {
+  return mac(key, ["helm-handoff mark", id, instance, revision, release.namespace, release.name]);
 }
 
 /**
@@ -102,19 +147,31 @@ export function labelValue(text: string): string {
   return cleaned === "" ? "unnamed" : cleaned;
 }
 
-/** The labels a write by `owner` that creates `revision` sets. */
-export function ownerLabels(owner: ReleaseOwner, revision: number): Readonly<Record<string, string>> {
-  return {
+/**
+ * The labels a write by `owner` that creates `revision` of `release` sets: with the owner's key,
+ * also the revision's {@link MARK_LABEL}.
+ */
+export function ownerLabels(
+  owner: ReleaseOwner,
+  revision: number,
+  release?: { readonly name: string; readonly namespace: string },
+): Readonly<Record<string, string>> {
+  const labels: Record<string, string> = {
     [OWNER_LABEL]: owner.id,
     [OWNER_NAME_LABEL]: owner.name,
     [INSTANCE_LABEL]: owner.instance,
     [OWN_REVISION_LABEL]: String(revision),
   };
+  if (owner.key !== undefined) {
+    if (release === undefined) throw new Error("an owner with a key marks a named release only");
+    labels[MARK_LABEL] = revisionMark(owner.key, owner.id, owner.instance, revision, release);
+  }
+  return labels;
 }
 
 /** Whose the current revision of `release` is, seen by `owner`. */
 export function ownershipOf(
-  release: Pick<ReleaseInfo, "revision" | "labels">,
+  release: Pick<ReleaseInfo, "name" | "namespace" | "revision" | "labels">,
   owner: ReleaseOwner,
 ): Ownership {
   const labels = release.labels;
@@ -124,6 +181,12 @@ export function ownershipOf(
   const ownRevision = labels[OWN_REVISION_LABEL] ?? "";
   if (ownRevision !== String(release.revision)) return { kind: "overwritten", ownRevision };
   const instance = labels[INSTANCE_LABEL] ?? "";
+  if (
+    owner.key !== undefined &&
+    labels[MARK_LABEL] !== revisionMark(owner.key, id, instance, release.revision, release)
+  ) {
+    return { kind: "forged" };
+  }
   return instance === owner.instance ? { kind: "ours" } : { kind: "replaced", instance };
 }
 
@@ -156,6 +219,8 @@ export function describeOwnership(ownership: Ownership, revision: number): strin
         : `revision ${revision} was written by someone else on top of this resource's revision ${ownership.ownRevision} (a person's helm upgrade or rollback, or a GitOps controller that took the release over)`;
     case "other-owner":
       return `revision ${revision} was written by another helm-handoff resource (${ownership.ownerName || "unnamed"}, owner id ${ownership.ownerId})`;
+    case "forged":
+      return `revision ${revision} carries this resource's owner label but not its keyed mark (${MARK_LABEL}): someone else wrote or altered it`;
     case "foreign":
       return `revision ${revision} was not written by helm-handoff (no ${OWNER_LABEL} label: a person, a GitOps controller or another tool installed it)`;
   }

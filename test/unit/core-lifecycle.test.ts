@@ -6,8 +6,13 @@ import { test } from "node:test";
 import { isRetryableFailure, ReleaseBusyError } from "../../core/errors.js";
 import { HelmRunner, type ReleaseInfo } from "../../core/helm/index.js";
 import {
+  describeOwnership,
+  INSTANCE_LABEL,
+  keyedOwnerId,
   labelValue,
+  MARK_LABEL,
   mayWrite,
+  OWN_REVISION_LABEL,
   ownerIdOf,
   ownerLabels,
   ownerNameOf,
@@ -153,7 +158,12 @@ test("a busy release is its own error, retried, and says what it waits for", () 
 
 test("ownershipOf sorts a release into ours, replaced, overwritten, another owner's or foreign", () => {
   const owner: ReleaseOwner = { id: "a".repeat(40), name: "p.s.cni", instance: "i1" };
-  const at = (revision: number, labels: Record<string, string>) => ({ revision, labels });
+  const at = (revision: number, labels: Readonly<Record<string, string>>) => ({
+    name: "cni",
+    namespace: "kube-system",
+    revision,
+    labels,
+  });
   assert.deepEqual(ownershipOf(at(2, ownerLabels(owner, 2)), owner), { kind: "ours" });
   assert.deepEqual(ownershipOf(at(2, ownerLabels({ ...owner, instance: "i0" }, 2)), owner), {
     kind: "replaced",
@@ -176,6 +186,40 @@ test("ownershipOf sorts a release into ours, replaced, overwritten, another owne
   assert.equal(mayWrite({ kind: "replaced", instance: "i0" }, "converge"), true);
   assert.equal(mayWrite({ kind: "replaced", instance: "i0" }, "delete"), false);
   assert.equal(mayWrite({ kind: "overwritten", ownRevision: "2" }, "converge"), false);
+});
+
+test("with a key, only revisions marked under that key are ours: a copied or computed mark of another revision, instance or release is forged", () => {
+  const urn = "urn:pulumi:prod::platform::helm-handoff:index:ClusterAddon::cni";
+  const key = "k".repeat(43);
+  const owner: ReleaseOwner = { id: keyedOwnerId(key, ownerIdOf(urn)), key, name: "platform.prod.cni", instance: "i1" };
+  const cni = { name: "cni", namespace: "kube-system" };
+  const at = (revision: number, labels: Readonly<Record<string, string>>, where = cni) => ({ ...where, revision, labels });
+  assert.match(owner.id, /^[0-9a-f]{40}$/);
+  assert.notEqual(owner.id, ownerIdOf(urn), "not computable from the URN");
+  assert.notEqual(keyedOwnerId("other".repeat(9), ownerIdOf(urn)), owner.id, "another stack of the same names");
+  const labels = ownerLabels(owner, 2, cni);
+  assert.match(labels[MARK_LABEL] ?? "", /^[0-9a-f]{40}$/);
+  assert.deepEqual(ownershipOf(at(2, labels), owner), { kind: "ours" });
+  // The predecessor (another instance, same key: carried to the replacement) is a replacement.
+  assert.deepEqual(ownershipOf(at(2, ownerLabels({ ...owner, instance: "i0" }, 2, cni)), owner), {
+    kind: "replaced",
+    instance: "i0",
+  });
+  // Labels copied onto a revision someone else wrote: a new revision number, instance or release.
+  const copied = (change: Record<string, string>) => ({ ...labels, ...change });
+  assert.deepEqual(ownershipOf(at(3, copied({ [OWN_REVISION_LABEL]: "3" })), owner), { kind: "forged" });
+  assert.deepEqual(ownershipOf(at(2, copied({ [INSTANCE_LABEL]: "i9" })), owner), { kind: "forged" });
+  assert.deepEqual(ownershipOf(at(2, labels, { name: "coredns", namespace: "kube-system" }), owner), {
+    kind: "forged",
+  });
+  // The plain labels (computable from the URN) are not ours to a keyed owner.
+  const plain = ownerLabels({ ...owner, id: ownerIdOf(urn), key: undefined }, 2);
+  assert.equal(ownershipOf(at(2, plain), owner).kind, "other-owner");
+  assert.equal(mayWrite({ kind: "forged" }, "converge"), false);
+  assert.equal(
+    describeOwnership({ kind: "forged" }, 2),
+    "revision 2 carries this resource's owner label but not its keyed mark (helm-handoff.dev/mark): someone else wrote or altered it",
+  );
 });
 
 test("the owner id is a stable hash of the URN, and the owner name a valid label value", () => {

@@ -78,12 +78,26 @@ test("an installed ApplyOnce add-on keeps its frozen inputs and digest as stored
 test("a new add-on, a change of strategy and another cluster take the inputs as the program gives them", async () => {
   const olds = stored("1.0.0", { a: 1 });
   const next = stored("2.0.0", { a: 2 });
-  assert.deepEqual(await check({} as Inputs, next), { inputs: next });
+  const { ownerKey, ...created } = (await check({} as Inputs, next)).inputs as Inputs;
+  assert.deepEqual(created, next);
+  assert.match(String(ownerKey), /^[A-Za-z0-9_-]{43}$/);
   const reconcile = { ...next, strategy: "Reconcile" as const };
   assert.deepEqual(await check(olds, reconcile), { inputs: reconcile });
   assert.deepEqual(await check({ ...olds, strategy: "Reconcile" }, next), { inputs: next });
   const moved = { ...next, clusterId: "cluster-2" };
   assert.deepEqual(await check(olds, moved), { inputs: moved });
+});
+
+test("a new add-on gets an owner key, and every later check (a replacement's too) keeps the stored one", async () => {
+  const olds = { ...stored("1.0.0", { a: 1 }), ownerKey: "stored-key" };
+  const fromProgram = { ...stored("2.0.0", { a: 2 }), ownerKey: "a-new-random-key" };
+  assert.equal(((await check({} as Inputs, fromProgram)).inputs as Inputs).ownerKey, "a-new-random-key");
+  assert.equal(((await check(olds, fromProgram)).inputs as Inputs).ownerKey, "stored-key");
+  const moved = { ...fromProgram, clusterId: "cluster-2" };
+  assert.equal(((await check(olds, moved)).inputs as Inputs).ownerKey, "stored-key", "replaced: same key");
+  // State written before keys stays without one: its release carries the plain labels.
+  const legacy = (await check(stored("1.0.0", { a: 1 }), fromProgram)).inputs as Inputs;
+  assert.equal("ownerKey" in legacy, false);
 });
 
 test("a stored digest this version would not make (state of an older version) is replaced by the new one", async () => {
