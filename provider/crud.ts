@@ -112,7 +112,11 @@ export async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.
 function withOwnerKey(olds: Inputs, inputs: Inputs): Inputs {
   const { ownerKey: _given, ...rest } = inputs;
   const created = Object.keys(olds).length === 0;
-  const key = created ? (typeof inputs.ownerKey === "string" ? inputs.ownerKey : newDigestKey()) : olds.ownerKey;
+  const key = created
+    ? typeof inputs.ownerKey === "string"
+      ? inputs.ownerKey
+      : newDigestKey()
+    : olds.ownerKey;
   return (typeof key === "string" ? { ...rest, ownerKey: key } : rest) as Inputs;
 }
 

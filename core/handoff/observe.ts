@@ -11,6 +11,7 @@ import { gunzipSync } from "node:zlib";
 import { parseAllDocuments } from "yaml";
 import type { KubeClient, KubeResponse } from "../cluster/client.js";
 import { Duration } from "../spec/duration.js";
+import { type ManagedFields, otherFieldManagers } from "./field-managers.js";
 import type { HandoffRecord } from "./record.js";
 
 /** `group/Kind namespace/name` of one object (`namespace` empty for cluster-scoped objects). */
@@ -83,6 +84,11 @@ export interface LiveObject {
   readonly exists: boolean;
   /** The Argo CD Application that tracks it (from `argocd.argoproj.io/tracking-id`), if any. */
   readonly trackedBy: string | undefined;
+  /**
+   * Field managers other than helm that own its fields (see `otherFieldManagers`): a
+   * server-side apply, or a GitOps controller's write.
+   */
+  readonly managers?: readonly string[];
 }
 
 /** Everything the verdict is decided from. */
@@ -107,6 +113,7 @@ interface Meta {
   readonly resourceVersion?: string;
   readonly labels?: Record<string, string>;
   readonly annotations?: Record<string, string>;
+  readonly managedFields?: readonly ManagedFields[];
 }
 interface Item {
   readonly metadata: Meta;
@@ -128,7 +135,7 @@ function parse<T>(res: KubeResponse, what: string): T {
 }
 
 /** Lists a collection; a kind the cluster does not serve (its CRD is absent) is an empty list. */
-async function list(client: KubeClient, path: string, what: string, accept?: string): Promise<Item[]> {
+export async function list(client: KubeClient, path: string, what: string, accept?: string): Promise<Item[]> {
   const res = await client.get(path, { ...READ, ...(accept ? { accept } : {}) });
   if (res.status === 404) return [];
   return parse<{ items?: Item[] }>(res, what).items ?? [];
@@ -170,7 +177,7 @@ export function manifestObjects(
 }
 
 /** Finds each kind's REST resource through discovery (once per group/version). */
-class Discovery {
+export class Discovery {
   readonly #lists = new Map<string, Promise<{ name: string; kind: string; namespaced: boolean }[]>>();
   constructor(private readonly client: KubeClient) {}
 
@@ -228,9 +235,9 @@ async function listReleaseSecrets(
   });
 }
 
-async function readStorage(
+export async function readStorage(
   client: KubeClient,
-  record: HandoffRecord,
+  record: Pick<HandoffRecord, "release">,
   discovery: Discovery,
 ): Promise<StoredRelease | undefined> {
   const { name, storageNamespace, namespace } = record.release;
@@ -281,7 +288,10 @@ function condition(status: Record<string, unknown> | undefined, type: string) {
   return list.find((c) => c.type === type);
 }
 
-async function readFlux(client: KubeClient, record: HandoffRecord): Promise<FluxClaim[]> {
+export async function readFlux(
+  client: KubeClient,
+  record: Pick<HandoffRecord, "release">,
+): Promise<FluxClaim[]> {
   const items = await list(client, "/apis/helm.toolkit.fluxcd.io/v2/helmreleases", "Flux HelmReleases");
   const { name, storageNamespace } = record.release;
   return items
@@ -327,7 +337,10 @@ async function readFlux(client: KubeClient, record: HandoffRecord): Promise<Flux
     });
 }
 
-async function readArgo(client: KubeClient, record: HandoffRecord): Promise<ArgoClaim[]> {
+export async function readArgo(
+  client: KubeClient,
+  record: Pick<HandoffRecord, "release">,
+): Promise<ArgoClaim[]> {
   const items = await list(client, "/apis/argoproj.io/v1alpha1/applications", "Argo CD Applications");
   const { name, namespace } = record.release;
   return items
@@ -380,7 +393,7 @@ function trackedBy(meta: Meta | undefined): string | undefined {
   return id === undefined ? undefined : id.slice(0, id.indexOf(":"));
 }
 
-async function readObjects(
+export async function readObjects(
   client: KubeClient,
   refs: readonly ObjectRef[],
   discovery: Discovery,
@@ -394,7 +407,12 @@ async function readObjects(
       continue;
     }
     const o = parse<Item>(res, `${ref.kind} ${ref.name}`);
-    live.push({ ref, exists: true, trackedBy: trackedBy(o.metadata) });
+    live.push({
+      ref,
+      exists: true,
+      trackedBy: trackedBy(o.metadata),
+      managers: otherFieldManagers(o.metadata.managedFields),
+    });
   }
   return live;
 }

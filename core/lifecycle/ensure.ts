@@ -39,6 +39,7 @@ import type { HelmRunner, ReleaseInfo } from "../helm/index.js";
 import { Duration } from "../spec/duration.js";
 import type { ResolvedSpec } from "../spec/index.js";
 import { retry } from "../util/retry.js";
+import { claimOn } from "./claim.js";
 import {
   describeOwnership,
   mayWrite,
@@ -205,7 +206,11 @@ async function attempt(a: Attempt, installFirst: boolean): Promise<AttemptResult
   const mayUpgrade = mayCall(spec.strategy, step, "upgrade");
   for (let look = 0; look < 3; look++) {
     const current = await runner.status(spec.releaseName, spec.namespace);
-    const owned = current !== undefined ? ownershipOf(current, owner) : undefined;
+    let owned = current !== undefined ? ownershipOf(current, owner) : undefined;
+    // Ours by its marks: does another controller manage it now (Argo CD writes no Helm revision)?
+    if (current !== undefined && owned !== undefined && mayWrite(owned, "converge")) {
+      owned = ownershipOf(current, owner, await claimOn(runner, spec.releaseName, spec.namespace));
+    }
     const ours = owned !== undefined && mayWrite(owned, "converge");
     const compare =
       mayUpgrade && ours && current?.status === "deployed"
@@ -224,7 +229,8 @@ async function attempt(a: Attempt, installFirst: boolean): Promise<AttemptResult
     const whose = owned ?? { kind: "foreign" }; // a release exists here, so `owned` is set
     if (!ours) {
       // Reconcile with `adopt`: the user asked to take it over. Mark it as ours, then look again.
-      if (spec.adopt && mayCall(spec.strategy, step, "relabel")) {
+      // (A controller's claim is not ours to take: relabelling would not end it.)
+      if (spec.adopt && whose.kind !== "claimed" && mayCall(spec.strategy, step, "relabel")) {
         // Never relabel a revision another helm is still writing: wait until it ends or goes stale.
         if (state.kind === "pending" && !state.stale) throw busyError(spec, state.release);
         report({
@@ -288,12 +294,14 @@ function notOurs(a: Attempt, release: ReleaseInfo, owned: Ownership): AttemptRes
     });
     return { release, action: "adopted" };
   }
-  throw new OwnershipError(
-    where,
-    release.revision,
-    owned,
-    `Reconcile writes only to releases it wrote, so it neither upgrades nor removes this one. To leave it to its owner, use strategy "ApplyOnce" (which adopts it as it is) or another releaseName; to have this resource take it over, set adopt: true.`,
-  );
+  throw new OwnershipError(where, release.revision, owned, notOursFix(owned));
+}
+
+/** What the user can do about a release Reconcile refuses to write. */
+function notOursFix(owned: Ownership): string {
+  return owned.kind === "claimed"
+    ? `helm-handoff never writes to a release another controller manages. To leave it to that controller, use strategy "ApplyOnce" (which adopts it as it is) or remove this add-on from the program; to manage it here again, first remove the controller's claim (its HelmRelease or Application, or its tracking of the objects).`
+    : `Reconcile writes only to releases it wrote, so it neither upgrades nor removes this one. To leave it to its owner, use strategy "ApplyOnce" (which adopts it as it is) or another releaseName; to have this resource take it over, set adopt: true.`;
 }
 
 /** A release another operation may still be writing (pending, not stale): retried until it ends or goes stale. */
@@ -314,6 +322,13 @@ function keptHistoryError(spec: ResolvedSpec, release: ReleaseInfo): HelmHandoff
 
 async function install(a: Attempt): Promise<AttemptResult> {
   const { runner, spec, owner, n, where, report } = a;
+  // No Helm release, but a controller may manage the objects (Helm's storage retired after an
+  // Argo CD takeover): installing would write over them.
+  const claim = await claimOn(runner, spec.releaseName, spec.namespace);
+  if (claim !== undefined) {
+    const claimed: Ownership = { kind: "claimed", by: claim };
+    throw new OwnershipError(where, 0, claimed, notOursFix(claimed));
+  }
   report({
     phase: "installing",
     attempt: n,

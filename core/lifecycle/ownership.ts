@@ -13,7 +13,10 @@
  * - `overwritten`: our owner label, but someone else wrote the current revision on top of ours;
  * - `other-owner`: another helm-handoff resource (another stack, or another add-on) wrote it;
  * - `foreign`: no owner label: helm-handoff did not write it (a person, GitOps, another tool).
- * - `forged`: our owner label and revision, but not the mark only this resource's key makes.
+ * - `forged`: our owner label and revision, but not the mark only this resource's key makes;
+ * - `claimed`: our marks, but another controller manages the release now (an Argo CD Application
+ *   tracks its objects, a Flux HelmRelease names it, another field manager writes them): Argo CD
+ *   never writes a Helm revision, so the labels alone cannot show it (`handoff/claims.ts` reads it).
  * An owner with a secret `key` (a Pulumi add-on: made at its first create, kept in its state, carried
  * to its replacements) labels with an owner id keyed by it and marks each revision with an HMAC of
  * the owner id, instance, revision and release ({@link MARK_LABEL}): nobody without the key can
@@ -87,6 +90,12 @@ export type Ownership =
   | {
       /** This owner's labels, but not its keyed mark: someone else wrote or altered them. */
       readonly kind: "forged";
+    }
+  | {
+      /** This owner's marks, but another controller manages the release now. */
+      readonly kind: "claimed";
+      /** Who, in words, e.g. `Argo CD Application argocd/cni tracks its ConfigMap kube-system/cni-config`. */
+      readonly by: string;
     }
   | {
       /** No owner label: helm-handoff did not write it. */
@@ -169,8 +178,21 @@ export function ownerLabels(
   return labels;
 }
 
-/** Whose the current revision of `release` is, seen by `owner`. */
+/**
+ * Whose the current revision of `release` is, seen by `owner`; `claim` is who else manages the
+ * release now, when the caller read it (see `handoff/claims.ts`): a release of ours so claimed is not ours.
+ */
 export function ownershipOf(
+  release: Pick<ReleaseInfo, "name" | "namespace" | "revision" | "labels">,
+  owner: ReleaseOwner,
+  claim?: string,
+): Ownership {
+  const marks = ownershipByMarks(release, owner);
+  const ours = marks.kind === "ours" || marks.kind === "replaced";
+  return ours && claim !== undefined ? { kind: "claimed", by: claim } : marks;
+}
+
+function ownershipByMarks(
   release: Pick<ReleaseInfo, "name" | "namespace" | "revision" | "labels">,
   owner: ReleaseOwner,
 ): Ownership {
@@ -219,6 +241,10 @@ export function describeOwnership(ownership: Ownership, revision: number): strin
         : `revision ${revision} was written by someone else on top of this resource's revision ${ownership.ownRevision} (a person's helm upgrade or rollback, or a GitOps controller that took the release over)`;
     case "other-owner":
       return `revision ${revision} was written by another helm-handoff resource (${ownership.ownerName || "unnamed"}, owner id ${ownership.ownerId})`;
+    case "claimed":
+      return revision === 0
+        ? `Helm has no release of that name, but another controller manages it: ${ownership.by}`
+        : `revision ${revision} carries this resource's marks, but another controller manages the release now: ${ownership.by}`;
     case "forged":
       return `revision ${revision} carries this resource's owner label but not its keyed mark (${MARK_LABEL}): someone else wrote or altered it`;
     case "foreign":

@@ -10,6 +10,7 @@ import { isRetryableFailure } from "../errors.js";
 import type { HelmRunner } from "../helm/index.js";
 import { Duration } from "../spec/duration.js";
 import { retry } from "../util/retry.js";
+import { claimOn } from "./claim.js";
 import { describeOwnership, mayWrite, ownershipOf, type ReleaseOwner } from "./ownership.js";
 import type { ProgressEvent } from "./progress.js";
 
@@ -51,7 +52,10 @@ export async function removeRelease(
     async (n): Promise<RemoveOutcome> => {
       const current = await runner.status(releaseName, namespace);
       if (current === undefined || current.status === "uninstalled") return "absent";
-      const owned = ownershipOf(current, options.owner);
+      let owned = ownershipOf(current, options.owner);
+      if (mayWrite(owned, "delete")) {
+        owned = ownershipOf(current, options.owner, await claimOn(runner, releaseName, namespace));
+      }
       if (!mayWrite(owned, "delete")) {
         left = describeOwnership(owned, current.revision);
         return "not-ours";

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { isRetryableFailure, ReleaseBusyError } from "../../core/errors.js";
+import { otherFieldManagers } from "../../core/handoff/field-managers.js";
 import { HelmRunner, type ReleaseInfo } from "../../core/helm/index.js";
 import {
   describeOwnership,
@@ -191,12 +192,25 @@ test("ownershipOf sorts a release into ours, replaced, overwritten, another owne
 test("with a key, only revisions marked under that key are ours: a copied or computed mark of another revision, instance or release is forged", () => {
   const urn = "urn:pulumi:prod::platform::helm-handoff:index:ClusterAddon::cni";
   const key = "k".repeat(43);
-  const owner: ReleaseOwner = { id: keyedOwnerId(key, ownerIdOf(urn)), key, name: "platform.prod.cni", instance: "i1" };
+  const owner: ReleaseOwner = {
+    id: keyedOwnerId(key, ownerIdOf(urn)),
+    key,
+    name: "platform.prod.cni",
+    instance: "i1",
+  };
   const cni = { name: "cni", namespace: "kube-system" };
-  const at = (revision: number, labels: Readonly<Record<string, string>>, where = cni) => ({ ...where, revision, labels });
+  const at = (revision: number, labels: Readonly<Record<string, string>>, where = cni) => ({
+    ...where,
+    revision,
+    labels,
+  });
   assert.match(owner.id, /^[0-9a-f]{40}$/);
   assert.notEqual(owner.id, ownerIdOf(urn), "not computable from the URN");
-  assert.notEqual(keyedOwnerId("other".repeat(9), ownerIdOf(urn)), owner.id, "another stack of the same names");
+  assert.notEqual(
+    keyedOwnerId("other".repeat(9), ownerIdOf(urn)),
+    owner.id,
+    "another stack of the same names",
+  );
   const labels = ownerLabels(owner, 2, cni);
   assert.match(labels[MARK_LABEL] ?? "", /^[0-9a-f]{40}$/);
   assert.deepEqual(ownershipOf(at(2, labels), owner), { kind: "ours" });
@@ -220,6 +234,41 @@ test("with a key, only revisions marked under that key are ours: a copied or com
     describeOwnership({ kind: "forged" }, 2),
     "revision 2 carries this resource's owner label but not its keyed mark (helm-handoff.dev/mark): someone else wrote or altered it",
   );
+});
+
+test("a release of ours that another controller manages is claimed: not ours to write, whatever its marks", () => {
+  const owner: ReleaseOwner = { id: "a".repeat(40), name: "p.s.cni", instance: "i1" };
+  const release = { name: "cni", namespace: "kube-system", revision: 1, labels: ownerLabels(owner, 1) };
+  const by = "Argo CD Application argocd/cni tracks its ConfigMap kube-system/cni-config";
+  assert.deepEqual(ownershipOf(release, owner, by), { kind: "claimed", by });
+  assert.deepEqual(ownershipOf(release, { ...owner, instance: "i2" }, by), { kind: "claimed", by });
+  assert.equal(mayWrite({ kind: "claimed", by }, "converge"), false);
+  assert.equal(mayWrite({ kind: "claimed", by }, "delete"), false);
+  // Someone else's release stays described by its marks.
+  assert.equal(ownershipOf({ ...release, labels: {} }, owner, by).kind, "foreign");
+  assert.equal(
+    describeOwnership({ kind: "claimed", by }, 1),
+    "revision 1 carries this resource's marks, but another controller manages the release now: Argo CD Application argocd/cni tracks its ConfigMap kube-system/cni-config",
+  );
+  assert.equal(
+    describeOwnership({ kind: "claimed", by: "Argo CD Application argocd/cni names it" }, 0),
+    "Helm has no release of that name, but another controller manages it: Argo CD Application argocd/cni names it",
+  );
+});
+
+test("the field managers that claim an object: any server-side apply but helm's, and GitOps controllers' updates", () => {
+  assert.deepEqual(
+    otherFieldManagers([
+      { manager: "helm", operation: "Apply" },
+      { manager: "kube-controller-manager", operation: "Update" },
+      { manager: "kube-controller-manager", operation: "Update", subresource: "status" },
+      { manager: "argocd-controller", operation: "Update" },
+      { manager: "kubectl", operation: "Apply" },
+      { manager: "helm-controller", operation: "Update", subresource: "status" },
+    ]),
+    ["argocd-controller", "kubectl"],
+  );
+  assert.deepEqual(otherFieldManagers(undefined), []);
 });
 
 test("the owner id is a stable hash of the URN, and the owner name a valid label value", () => {
