@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { Socket } from "node:net";
 import { delimiter, dirname, join } from "node:path";
+import { writePrivateFile } from "./admin-kubeconfig.js";
 import { findBinary } from "./binaries.js";
 import {
   createObjects,
@@ -122,6 +123,7 @@ export async function startArgoCd(host: GitopsHost): Promise<GitopsControllers> 
     await freePort(),
     await freePort(),
   ];
+  const redisPassword = randomBytes(24).toString("hex");
   const env = (role: string) => ({
     ...process.env,
     ARGOCD_BINARY_NAME: role,
@@ -129,6 +131,7 @@ export async function startArgoCd(host: GitopsHost): Promise<GitopsControllers> 
     HOME: home,
     KUBECONFIG: host.kubeconfigPath,
     PATH: `${helmDir}${delimiter}${process.env.PATH ?? ""}`,
+    REDIS_PASSWORD: redisPassword,
   });
   const start = (name: string, command: string, args: string[], environment: NodeJS.ProcessEnv) =>
     host.start({
@@ -140,14 +143,22 @@ export async function startArgoCd(host: GitopsHost): Promise<GitopsControllers> 
       logFile: join(host.logDir, `${name}.log`),
     });
   const redisUrl = `127.0.0.1:${redisPort}`;
-  await start(
-    "redis",
-    redis,
-    ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    {
-      ...process.env,
-    },
+  // Redis asks for a password (in a 0600 config file, never in argv) that only Argo CD gets (its
+  // REDIS_PASSWORD): the cache holds rendered manifests, and loopback is shared by every local user.
+  const redisConfig = join(home, "redis.conf");
+  writePrivateFile(
+    redisConfig,
+    [
+      "bind 127.0.0.1",
+      "protected-mode yes",
+      `port ${redisPort}`,
+      `requirepass ${redisPassword}`,
+      'save ""',
+      "appendonly no",
+      "",
+    ].join("\n"),
   );
+  await start("redis", redis, [redisConfig], { ...process.env });
   await host.wait("redis to accept connections", ["redis"], () => tcpOpen(redisPort));
   await start(
     "argocd-repo-server",
@@ -158,6 +169,7 @@ export async function startArgoCd(host: GitopsHost): Promise<GitopsControllers> 
       "--disable-tls",
       "--client-ca-path=",
       `--redis=${redisUrl}`,
+      "--metrics-address=127.0.0.1",
       `--metrics-port=${repoMetrics}`,
     ],
     env("argocd-repo-server"),
