@@ -50,8 +50,9 @@ export interface ReleaseOwner {
   /** Stable id of the owning resource, e.g. a hash of its Pulumi URN, keyed by {@link ReleaseOwner.key} when it has one (a label value). */
   readonly id: string;
   /**
-   * The owner's secret key (see {@link keyedOwnerId}): each revision it writes carries a
-   * {@link MARK_LABEL} only this key makes, and a revision without a valid one is not ours.
+   * The owner's secret key (`id` is then the plain id keyed with it): each revision it writes
+   * carries a `helm-handoff.dev/mark` label only this key makes, and a revision without a valid
+   * one is not ours.
    * @default - none: the plain labels are trusted (state written before keys, core API callers)
    */
   readonly key?: string;
