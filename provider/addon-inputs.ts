@@ -45,6 +45,11 @@ export function storedSpecOf(chart: ChartSource, options: SpecOptions): StoredSp
   };
 }
 
+/** The chart repository's URL when it is secret (`secretRepo`), kept apart from the stored spec; `""` otherwise. */
+export function chartRepoOf(chart: ChartSource): string {
+  return "repo" in chart && chart.secretRepo === true ? chart.repo : "";
+}
+
 /** The chart repository's password, kept apart from the stored spec (secret); `""` when none. */
 export function chartPasswordOf(chart: ChartSource): string {
   return "password" in chart ? (chart.password ?? "") : "";
@@ -163,6 +168,7 @@ export function releaseInputsOf(
     spec,
     values,
     chartPassword: made([args.chart], () => chartPasswordOf(args.chart)),
+    chartRepo: made([args.chart], () => chartRepoOf(args.chart)),
     desiredDigest: made([spec, values, namespace, releaseName], () =>
       desiredDigestOf(spec, values, namespace, releaseName),
     ),
@@ -170,7 +176,8 @@ export function releaseInputsOf(
   };
 }
 
+/** The stored chart: without its password, and without its URL when that is secret (`chartRepo`). */
 function withoutPassword(c: Extract<ChartSource, { readonly repo: string }>): StoredSpec["chart"] {
   const { password: _password, ...rest } = c;
-  return rest;
+  return c.secretRepo === true ? { ...rest, repo: "" } : rest;
 }

@@ -20,6 +20,7 @@ import type { ChartSource, InstallOptions, RetryPolicy, Strategy } from "../core
 import { readValueFiles, rejectProtoKeys } from "../core/spec/values.js";
 import {
   chartPasswordOf,
+  chartRepoOf,
   identityOf,
   mergedValuesOf,
   ownerFieldsOf,
@@ -184,6 +185,7 @@ function releaseArgs(
     spec,
     values,
     chartPassword: secret(chart.apply(chartPasswordOf)),
+    chartRepo: secret(chart.apply(chartRepoOf)),
     desiredDigest: secret(
       all([spec, values, namespace]).apply(([s, v, ns]) =>
         desiredDigestOf(s as StoredSpec, v, ns, releaseName),

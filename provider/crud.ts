@@ -144,7 +144,10 @@ function handedOffInputs(olds: Inputs, news: Inputs): Inputs {
       `ApplyOnce: the spec changed but is ignored after handoff (release ${olds.namespace}/${olds.releaseName})`,
     );
   }
-  const frozen = [...STRATEGY_TABLE.ApplyOnce.frozenInputs, "desiredDigest"].map((key) => [key, olds[key]]);
+  // (An input the stored state predates keeps the program's value.)
+  const frozen = [...STRATEGY_TABLE.ApplyOnce.frozenInputs, "desiredDigest"]
+    .filter((key) => olds[key] !== undefined)
+    .map((key) => [key, olds[key]]);
   return { ...news, ...Object.fromEntries(frozen) };
 }
 
@@ -180,6 +183,7 @@ export async function diff(_id: string, olds: Outputs, news: Inputs): Promise<pu
     olds.namespace !== news.namespace ||
     olds.desiredDigest !== news.desiredDigest ||
     olds.chartPassword !== news.chartPassword ||
+    (olds.chartRepo ?? "") !== (news.chartRepo ?? "") ||
     legacy ||
     drift.length > 0;
   // The engine is told the field that moved the release.

@@ -14,10 +14,15 @@ import type { ReleaseInputs, ReleaseOutputs, ReleaseStatus } from "./stored-rele
 
 /** The add-on spec the core understands, rebuilt from the stored inputs. */
 export function toSpec(inputs: ReleaseInputs): AddonSpec {
+  const stored = inputs.spec.chart;
   const chart =
-    "path" in inputs.spec.chart
-      ? inputs.spec.chart
-      : { ...inputs.spec.chart, ...(inputs.chartPassword ? { password: inputs.chartPassword } : {}) };
+    "path" in stored
+      ? stored
+      : {
+          ...stored,
+          ...(stored.secretRepo === true ? { repo: inputs.chartRepo ?? "" } : {}),
+          ...(inputs.chartPassword ? { password: inputs.chartPassword } : {}),
+        };
   return {
     chart,
     releaseName: inputs.releaseName,

@@ -52,6 +52,11 @@ export interface ReleaseInputs {
   /** Chart repository password (secret); empty string when none. */
   readonly chartPassword: string;
   /**
+   * The chart repository URL when it is secret (`chart.secretRepo`; the stored spec then holds
+   * `repo: ""`); empty string otherwise. Absent in state written before it.
+   */
+  readonly chartRepo?: string;
+  /**
    * Digest of everything the program asks for except the repository password (secret: an
    * unkeyed digest of secret values must never sit in plaintext state or preview output). Never
    * ignored, so a change the engine hides from ApplyOnce can still be reported as ignored in preview.
@@ -116,7 +121,14 @@ export interface ReleaseOutputs extends ReleaseInputs {
 }
 
 /** Input keys that hold secrets (or an unkeyed digest of them); also passed as `additionalSecretOutputs`. */
-export const SECRET_KEYS = ["kubeconfig", "values", "chartPassword", "desiredDigest", "ownerKey"] as const;
+export const SECRET_KEYS = [
+  "kubeconfig",
+  "values",
+  "chartPassword",
+  "chartRepo",
+  "desiredDigest",
+  "ownerKey",
+] as const;
 
 /** Every output key that is secret: the secret inputs and the digest key. */
 export const SECRET_OUTPUT_KEYS = [...SECRET_KEYS, "digestKey"] as const;

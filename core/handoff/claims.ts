@@ -11,6 +11,7 @@
  * @module
  */
 import type { KubeClient } from "../cluster/client.js";
+import { ReleaseBusyError } from "../errors.js";
 import { Discovery, readArgo, readFlux, readObjects, readStorage } from "./observe.js";
 
 /** A release of `namespace/name` as the claim reader needs it. */
@@ -23,7 +24,8 @@ export interface ReleaseRef {
  * Who else manages the release `namespace/name`, in words (`Argo CD Application argocd/cni tracks
  * its ConfigMap kube-system/cni-config`), or `undefined` when nobody does. Helm's storage is read
  * in the release's namespace (where helm-handoff writes it).
- * @throws Error when the cluster cannot be read (a write must not go ahead on a guess)
+ * @throws ReleaseBusyError (retried) when the cluster is busy, failing or unreachable; Error when
+ * it refuses the read: a write never goes ahead on a guess
  */
 export async function controllerClaim(client: KubeClient, ref: ReleaseRef): Promise<string | undefined> {
   const record = { release: { ...ref, storageNamespace: ref.namespace } };
@@ -48,8 +50,17 @@ export async function controllerClaim(client: KubeClient, ref: ReleaseRef): Prom
     return undefined;
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      `helm-handoff cannot tell whether another controller manages release ${where} (${why}): the kubeconfig's user needs to read its Secrets and objects, and to list Flux HelmReleases and Argo CD Applications where those exist`,
+    const status = (error as { status?: unknown }).status;
+    // The cluster refused the read (401, 403, 404 of a path, …): permanent. Busy (429), failing
+    // (5xx) or unreachable: the write waits and looks again.
+    if (typeof status === "number" && status >= 400 && status < 500 && status !== 429) {
+      throw new Error(
+        `helm-handoff cannot tell whether another controller manages release ${where} (${why}): the kubeconfig's user needs to read its Secrets and objects, and to list Flux HelmReleases and Argo CD Applications where those exist`,
+      );
+    }
+    throw new ReleaseBusyError(
+      where,
+      `cannot read yet whether another controller manages it (${why}); looking again`,
     );
   }
 }

@@ -119,6 +119,12 @@ function repoSource(record: HandoffRecord, who: string): RepoSource {
       `a local chart (${s.path}) cannot be handed off to ${who}: publish it to an https:// or oci:// repository and record that source`,
     );
   }
+  if (s.secretRepo === true) {
+    throw new SpecError(
+      "chart.source.repo",
+      `the chart's repository URL is secret (chart.secretRepo), so the record leaves it out: write the ${who} source yourself, keeping the URL in a Secret`,
+    );
+  }
   return s;
 }
 

@@ -124,7 +124,8 @@ interface Item {
 
 function parse<T>(res: KubeResponse, what: string): T {
   if (res.status < 200 || res.status >= 300) {
-    throw new Error(`reading ${what} failed: HTTP ${res.status} ${res.body.slice(0, 300)}`);
+    const error = new Error(`reading ${what} failed: HTTP ${res.status} ${res.body.slice(0, 300)}`);
+    throw Object.assign(error, { status: res.status });
   }
   try {
     return JSON.parse(res.body) as T;

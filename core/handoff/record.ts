@@ -13,10 +13,12 @@ export { canonicalJson } from "../util/canonical-json.js";
 /** The chart source as recorded: repository and name, or path. Credentials are never recorded. */
 export type HandoffChartSource =
   | {
-      /** Repository URL (`https://…`, `http://…` or `oci://…`). */
+      /** Repository URL (`https://…`, `http://…` or `oci://…`); `""` when it is secret. */
       readonly repo: string;
       /** Chart name in the repository. */
       readonly name: string;
+      /** The URL is secret (`chart.secretRepo`) and left out. @default - absent: the URL is recorded */
+      readonly secretRepo?: true;
     }
   | {
       /** Local chart directory or archive. */
@@ -121,7 +123,12 @@ export function valuesFingerprint(values: Readonly<Record<string, unknown>> | nu
 /** Builds a {@link HandoffRecord}; credentials in the chart source are never copied. */
 export function makeHandoffRecord(input: HandoffRecordInput): HandoffRecord {
   const c = input.chart;
-  const source: HandoffChartSource = "path" in c ? { path: c.path } : { repo: c.repo, name: c.name };
+  const source: HandoffChartSource =
+    "path" in c
+      ? { path: c.path }
+      : c.secretRepo === true
+        ? { repo: "", name: c.name, secretRepo: true }
+        : { repo: c.repo, name: c.name };
   return {
     kind: "helm-handoff.dev/HandoffRecord",
     apiVersion: "v1",

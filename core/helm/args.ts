@@ -29,6 +29,19 @@ export interface ChartPlan {
   readonly chartArgs: readonly string[];
   /** Secrets the plan handles (the repository password, `user:password`), to register with the call's redactor. */
   readonly secrets: readonly string[];
+  /** The repository entry to write to the call's repository config (a secret repository URL), if any. */
+  readonly repository?: RepositoryEntry;
+}
+
+/** One entry of helm's repository config (`repositories.yaml`), as `helm repo add` writes it. */
+export interface RepositoryEntry {
+  readonly name: string;
+  readonly url: string;
+  readonly username?: string;
+  readonly password?: string;
+  readonly caFile?: string;
+  readonly insecure_skip_tls_verify: boolean;
+  readonly pass_credentials_all: false;
 }
 
 /** The repository name used for a repository with credentials (lives only in the call's temp dir). */
@@ -38,6 +51,8 @@ const REPO_NAME = "helm-handoff";
  * The chart reference of `spec` and the steps that make it usable:
  * - a path: the path, nothing to prepare;
  * - `oci://` with credentials: the reference, and the credentials for the call's registry config;
+ * - HTTPS with a secret URL (`secretRepo`): the URL (and credentials) in the call's repository
+ *   config, `helm repo update helm-handoff` first, then `helm-handoff/NAME`: the URL is never in argv;
  * - HTTP(S) with credentials: `helm repo add helm-handoff URL --password-stdin` first, then `helm-handoff/NAME`;
  * - without credentials: `--repo URL` (HTTP) or the `oci://…/name` reference directly.
  */
@@ -65,6 +80,23 @@ export function chartPlan(spec: ResolvedSpec): ChartPlan {
       registryCredential:
         credentials !== undefined ? { host: new URL(c.repo).host, ...credentials } : undefined,
       secrets,
+    };
+  }
+  if (c.secretRepo) {
+    const repository: RepositoryEntry = {
+      name: REPO_NAME,
+      url: c.repo,
+      ...(credentials ?? {}),
+      ...(c.caFile !== undefined ? { caFile: c.caFile } : {}),
+      insecure_skip_tls_verify: c.insecureSkipTlsVerify,
+      pass_credentials_all: false,
+    };
+    return {
+      setup: [{ args: ["repo", "update", REPO_NAME], input: "" }],
+      chartArgs: [`${REPO_NAME}/${c.name}`, ...version, ...tls],
+      registryCredential: undefined,
+      secrets: [...secrets, c.repo],
+      repository,
     };
   }
   if (credentials !== undefined) {

@@ -8,7 +8,9 @@
  *
  * @module
  */
+import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { SpecError } from "../errors.js";
 import type { ResolvedSpec } from "../spec/index.js";
 import { readValuesFile } from "../spec/values.js";
@@ -83,6 +85,11 @@ export class HelmCall {
   public chart(spec: ResolvedSpec): ChartPlan {
     const plan = chartPlan(spec);
     for (const s of plan.secrets) this.redactor.add(s);
+    if (plan.repository !== undefined) {
+      // A secret repository URL: helm reads it from the call's (0600) repository config.
+      const config = { apiVersion: "", generated: "0001-01-01T00:00:00Z", repositories: [plan.repository] };
+      writeFileSync(join(this.dir, "repositories.yaml"), JSON.stringify(config), { mode: 0o600 });
+    }
     this.registryCredential = plan.registryCredential;
     if (this.registryConfigWritten) writeRegistryConfig(this.dir, this.registryCredential);
     return plan;

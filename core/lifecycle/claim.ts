@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { ReleaseBusyError } from "../errors.js";
 import type { HelmRunner } from "../helm/index.js";
 
 /** Who else manages `namespace/name` (see `controllerClaim`), or `undefined`; errors are redacted. */
@@ -24,6 +25,12 @@ export async function claimOn(
   try {
     return await controllerClaim(client, { name, namespace });
   } catch (error) {
+    if (error instanceof ReleaseBusyError) {
+      throw new ReleaseBusyError(
+        `${namespace}/${name}`,
+        runner.redact(error.message.slice(namespace.length + name.length + 3)),
+      );
+    }
     throw new Error(runner.redact(error instanceof Error ? error.message : String(error)));
   } finally {
     client.close();

@@ -71,7 +71,7 @@ const CONVERGE: readonly HelmCallName[] = [...FIRST_INSTALL, "getValues", "upgra
 export const STRATEGY_TABLE: { readonly [S in Strategy]: StrategyRules } = {
   ApplyOnce: {
     helm: { check: [], diff: [], create: FIRST_INSTALL, read: [], update: [], delete: [] },
-    frozenInputs: ["spec", "values", "chartPassword", "releaseName", "namespace"],
+    frozenInputs: ["spec", "values", "chartPassword", "chartRepo", "releaseName", "namespace"],
     retainOnDelete: true,
     notOurs: "adopt",
   },

@@ -45,6 +45,7 @@ const REPO_KEYS = new Set([
   "caFile",
   "insecureSkipTlsVerify",
   "plainHttp",
+  "secretRepo",
 ]);
 
 const CHART_SHAPE =
@@ -138,7 +139,7 @@ function validateRepoChart(value: Record<string, unknown>): ResolvedRepoChart {
     urlOk = false;
   }
   if (kind === undefined || !urlOk) {
-    const shown = JSON.stringify(urlForMessage(repoRaw));
+    const shown = value.secretRepo === true ? "(secret)" : JSON.stringify(urlForMessage(repoRaw));
     const why = /[?#]/.test(repoRaw)
       ? "must not carry a query or fragment (not shown: it may hold a token); give credentials as chart.username and chart.password"
       : "must be an https://, http:// or oci:// URL";
@@ -205,6 +206,13 @@ function validateRepoChart(value: Record<string, unknown>): ResolvedRepoChart {
       `chart.plainHttp only applies to oci:// repositories: for plain HTTP chart repositories use an http:// repo URL`,
     );
   }
+  const secretRepo = optionalBoolean(value.secretRepo, "chart.secretRepo", false);
+  if (secretRepo && !/^https:\/\//i.test(repo)) {
+    throw new SpecError(
+      "chart.secretRepo",
+      "chart.secretRepo applies only to https:// chart repositories (an oci:// reference is part of helm's argv, an http:// URL crosses the network in clear): use the repository's https:// URL",
+    );
+  }
   if (password !== undefined) refuseCleartextPassword(repo, plainHttp, insecureSkipTlsVerify);
   return {
     kind,
@@ -216,6 +224,7 @@ function validateRepoChart(value: Record<string, unknown>): ResolvedRepoChart {
     caFile,
     insecureSkipTlsVerify,
     plainHttp,
+    secretRepo,
   };
 }
 

@@ -30,6 +30,13 @@ export interface RepoChartSource {
   readonly insecureSkipTlsVerify?: boolean;
   /** Use plain HTTP for an `oci://` registry. @default - false */
   readonly plainHttp?: boolean;
+  /**
+   * The repository URL is a secret (a token in its path, as some hosted registries issue them):
+   * helm reads it from the call's private repository config, never from argv; the state keeps it
+   * as a secret; handoff records leave it out. For `https://` chart repositories.
+   * @default false
+   */
+  readonly secretRepo?: boolean;
 }
 
 /** A chart on the local file system: a chart directory or a packaged `.tgz`. */
@@ -137,6 +144,8 @@ export interface ResolvedRepoChart {
   readonly insecureSkipTlsVerify: boolean;
   /** Plain HTTP for OCI. */
   readonly plainHttp: boolean;
+  /** The repository URL is a secret (see {@link RepoChartSource.secretRepo}). */
+  readonly secretRepo: boolean;
 }
 
 /** A local chart after validation. */

@@ -50,6 +50,7 @@ test("ApplyOnce after the first success allows no helm call at any step", () => 
     "spec",
     "values",
     "chartPassword",
+    "chartRepo",
     "releaseName",
     "namespace",
   ]);

@@ -42,6 +42,7 @@ test("a minimal spec gets every default", () => {
     caFile: undefined,
     insecureSkipTlsVerify: false,
     plainHttp: false,
+    secretRepo: false,
   });
 });
 
@@ -340,7 +341,7 @@ test("a misspelled chart field is rejected", () => {
   rejects(
     { ...base, chart: { ...repoChart, verison: "1.2.3" } },
     "chart.verison",
-    "chart.verison is not a known field: a repository chart takes repo, name, version, username, password, caFile, insecureSkipTlsVerify, plainHttp",
+    "chart.verison is not a known field: a repository chart takes repo, name, version, username, password, caFile, insecureSkipTlsVerify, plainHttp, secretRepo",
   );
 });
 

@@ -65,7 +65,15 @@ test("ApplyOnce puts its frozen inputs and retainOnDelete over the user's option
   assert.deepEqual(
     strategyOptions("ApplyOnce", { ignoreChanges: ["clusterId"], retainOnDelete: false, protect: true }),
     {
-      ignoreChanges: ["spec", "values", "chartPassword", "releaseName", "namespace", "clusterId"],
+      ignoreChanges: [
+        "spec",
+        "values",
+        "chartPassword",
+        "chartRepo",
+        "releaseName",
+        "namespace",
+        "clusterId",
+      ],
       retainOnDelete: true,
       protect: true,
     },
