@@ -167,7 +167,6 @@ describe("the helm-handoff CLI's guards", { timeout: 600_000 }, () => {
     await bootstrap("edited", "other");
     await handToArgo("edited", "default");
     // The other namespace's objects look tracked too: only the stored release's own namespace tells them apart.
-    await handToArgo("edited-other", "other");
     const cm = "/api/v1/namespaces/other/configmaps/edited-schema";
     const live = (await suite.cluster.request("GET", cm)).json<{ metadata: Record<string, unknown> }>();
     const annotations = { "argocd.argoproj.io/tracking-id": "edited:/ConfigMap:other/edited-schema" };

@@ -50,11 +50,13 @@ export interface HttpChartRepoOptions {
    * 127.0.0.1, as a local cluster's serving certificate does). @default - plain HTTP
    */
   readonly tls?: { readonly cert: string; readonly key: string };
+  /** Serve everything under this path segment (a token in the URL, as hosted registries issue them). @default - the root */
+  readonly secretPath?: string;
 }
 
 /** A running HTTP chart repository. */
 export interface HttpChartRepo {
-  /** Base URL, `http(s)://127.0.0.1:PORT` (no trailing slash): `helm pull --repo URL NAME --version V`. */
+  /** Base URL, `http(s)://127.0.0.1:PORT[/secretPath]` (no trailing slash): `helm pull --repo URL NAME --version V`. */
   readonly url: string;
   /** The archives served (also listed in the served index.yaml). */
   readonly charts: readonly PackagedChart[];
@@ -131,14 +133,15 @@ export async function startHttpChartRepo(options: HttpChartRepoOptions): Promise
       server.listen({ host: "127.0.0.1", port: 0 }, () => resolveListen());
     });
     const { port } = server.address() as AddressInfo;
-    const url = `${options.tls === undefined ? "http" : "https"}://127.0.0.1:${port}`;
+    const prefix = options.secretPath === undefined ? "" : `/${options.secretPath}`;
+    const url = `${options.tls === undefined ? "http" : "https"}://127.0.0.1:${port}${prefix}`;
     await runHelm(["repo", "index", packaged.dir, "--url", url]);
     files = new Map([
-      ["/index.yaml", { file: join(packaged.dir, "index.yaml"), type: "application/x-yaml" }],
+      [`${prefix}/index.yaml`, { file: join(packaged.dir, "index.yaml"), type: "application/x-yaml" }],
     ]);
     for (const entry of await readdir(packaged.dir)) {
       if (entry.endsWith(".tgz"))
-        files.set(`/${entry}`, { file: join(packaged.dir, entry), type: "application/gzip" });
+        files.set(`${prefix}/${entry}`, { file: join(packaged.dir, entry), type: "application/gzip" });
     }
     return {
       url,

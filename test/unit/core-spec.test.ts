@@ -383,3 +383,25 @@ test("a spec that is not an object is rejected", () => {
     'spec is invalid: must be an object with at least chart and releaseName, got a string "cni"',
   );
 });
+
+test("only an https:// repository can be marked secret, and a secret one is not quoted in errors", () => {
+  const message =
+    "chart.secretRepo applies only to https:// chart repositories (an oci:// reference is part of helm's argv, an http:// URL crosses the network in clear): use the repository's https:// URL";
+  for (const repo of ["oci://registry.example.org/t0k3n/charts", "http://charts.example.org/t0k3n"]) {
+    rejects(
+      { ...base, chart: { repo, name: "x", version: "1.0.0", secretRepo: true } },
+      "chart.secretRepo",
+      message,
+    );
+  }
+  const ok = validateSpec({
+    ...base,
+    chart: { repo: "https://charts.example.org/t0k3n", name: "x", secretRepo: true },
+  });
+  assert.equal(ok.chart.kind === "repo" && ok.chart.secretRepo, true);
+  rejects(
+    { ...base, chart: { repo: "ftp://charts.example.org/t0k3n", name: "x", secretRepo: true } },
+    "chart.repo",
+    'chart.repo (secret) is invalid: must be an https://, http:// or oci:// URL, e.g. "https://charts.example.org" or "oci://registry.example.org/charts"',
+  );
+});
