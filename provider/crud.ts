@@ -104,20 +104,29 @@ export async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.
 }
 
 /**
- * `inputs` with the resource's owner key: a new resource's (the program's, or a new one), else the
- * stored one, so a replacement (checked against its predecessor's inputs) keeps it and takes its
- * predecessor's release over. State written before keys stays without one (its add-on keeps the
- * plain labels it wrote its release with).
+ * The owner keys of existing resources this provider process has checked, by plain owner id
+ * (`null`: state written before keys). The engine checks a replacement a second time without its
+ * predecessor's inputs (so that defaults are made anew), always after checking it with them: the
+ * replacement takes its predecessor's key from here, and with it the predecessor's release.
+ */
+const checkedOwnerKeys = new Map<string, string | null>();
+
+/**
+ * `inputs` with the resource's owner key: the stored one of an existing resource (also for its
+ * replacement, see {@link checkedOwnerKeys}), else the program's or a new one. State written before
+ * keys stays without one (its add-on keeps the plain labels it wrote its release with).
  */
 function withOwnerKey(olds: Inputs, inputs: Inputs): Inputs {
-  const { ownerKey: _given, ...rest } = inputs;
-  const created = Object.keys(olds).length === 0;
-  const key = created
-    ? typeof inputs.ownerKey === "string"
-      ? inputs.ownerKey
-      : newDigestKey()
-    : olds.ownerKey;
-  return (typeof key === "string" ? { ...rest, ownerKey: key } : rest) as Inputs;
+  const { ownerKey: given, ...rest } = inputs;
+  let key: string | null;
+  if (Object.keys(olds).length > 0) {
+    key = typeof olds.ownerKey === "string" ? olds.ownerKey : null;
+    checkedOwnerKeys.set(olds.ownerId, key);
+  } else {
+    const predecessor = checkedOwnerKeys.get(inputs.ownerId);
+    key = predecessor !== undefined ? predecessor : typeof given === "string" ? given : newDigestKey();
+  }
+  return (key !== null ? { ...rest, ownerKey: key } : rest) as Inputs;
 }
 
 /**

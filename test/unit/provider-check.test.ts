@@ -78,8 +78,10 @@ test("an installed ApplyOnce add-on keeps its frozen inputs and digest as stored
 test("a new add-on, a change of strategy and another cluster take the inputs as the program gives them", async () => {
   const olds = stored("1.0.0", { a: 1 });
   const next = stored("2.0.0", { a: 2 });
-  const { ownerKey, ...created } = (await check({} as Inputs, next)).inputs as Inputs;
-  assert.deepEqual(created, next);
+  // (A plain owner id no other check of this process has seen: a new resource.)
+  const fresh = { ...next, ownerId: "a-new-add-on" };
+  const { ownerKey, ...created } = (await check({} as Inputs, fresh)).inputs as Inputs;
+  assert.deepEqual(created, fresh);
   assert.match(String(ownerKey), /^[A-Za-z0-9_-]{43}$/);
   const reconcile = { ...next, strategy: "Reconcile" as const };
   assert.deepEqual(await check(olds, reconcile), { inputs: reconcile });
@@ -89,15 +91,20 @@ test("a new add-on, a change of strategy and another cluster take the inputs as 
 });
 
 test("a new add-on gets an owner key, and every later check (a replacement's too) keeps the stored one", async () => {
-  const olds = { ...stored("1.0.0", { a: 1 }), ownerKey: "stored-key" };
-  const fromProgram = { ...stored("2.0.0", { a: 2 }), ownerKey: "a-new-random-key" };
+  const olds = { ...stored("1.0.0", { a: 1 }), ownerId: "keyed", ownerKey: "stored-key" };
+  const fromProgram = { ...stored("2.0.0", { a: 2 }), ownerId: "keyed", ownerKey: "a-new-random-key" };
   assert.equal(((await check({} as Inputs, fromProgram)).inputs as Inputs).ownerKey, "a-new-random-key");
   assert.equal(((await check(olds, fromProgram)).inputs as Inputs).ownerKey, "stored-key");
   const moved = { ...fromProgram, clusterId: "cluster-2" };
   assert.equal(((await check(olds, moved)).inputs as Inputs).ownerKey, "stored-key", "replaced: same key");
+  // The engine checks a replacement again without olds (to make defaults anew): it keeps the key.
+  assert.equal(((await check({} as Inputs, moved)).inputs as Inputs).ownerKey, "stored-key");
   // State written before keys stays without one: its release carries the plain labels.
-  const legacy = (await check(stored("1.0.0", { a: 1 }), fromProgram)).inputs as Inputs;
+  const other = (name: string) => ({ ...fromProgram, ownerId: name });
+  const legacy = (await check({ ...stored("1.0.0", { a: 1 }), ownerId: "legacy" }, other("legacy")))
+    .inputs as Inputs;
   assert.equal("ownerKey" in legacy, false);
+  assert.equal("ownerKey" in ((await check({} as Inputs, other("legacy"))).inputs as Inputs), false);
 });
 
 test("a stored digest this version would not make (state of an older version) is replaced by the new one", async () => {
