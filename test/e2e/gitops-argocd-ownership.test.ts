@@ -19,9 +19,9 @@ import {
 import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
 import type { ClusterAddonArgs } from "../../provider/index.js";
 import { type AddonStack, addonStack, liveRelease } from "../support/addon.js";
-import { repoRoot } from "../support/charts.js";
 import { bootstrapArgs, createObjects, runHandoffCli, uidsOf, waitFor } from "../support/gitops.js";
 import { createHelmSpy, type HelmSpy } from "../support/helm-spy.js";
+import { repoRoot } from "../support/repo-root.js";
 import { type HttpChartRepo, startHttpChartRepo } from "../support/repos.js";
 
 const exampleChart = (name: string): string => join(repoRoot(), "examples", "bootstrap", "charts", name);

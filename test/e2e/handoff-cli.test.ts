@@ -62,7 +62,11 @@ describe("the helm-handoff CLI's guards", { timeout: 600_000 }, () => {
         );
         assert.ok(res.ok, res.text);
       }
-      for (const path of ["/apis/argoproj.io/v1alpha1", "/apis/helm.toolkit.fluxcd.io/v2"]) {
+      // Served once a list answers (discovery comes first, while the storage still initializes: 429).
+      for (const path of [
+        "/apis/argoproj.io/v1alpha1/applications",
+        "/apis/helm.toolkit.fluxcd.io/v2/helmreleases",
+      ]) {
         for (let i = 0; ; i++) {
           if ((await cluster.request("GET", path)).ok) break;
           assert.ok(i < 100, `${path} is not served`);

@@ -245,7 +245,7 @@ test("the provider sends valuesDigestKey as a wire secret, as it sends the store
   };
   const read = await helmHandoffProvider("0.0.0").read?.(
     "id",
-    RELEASE_URN.replace(/\$helm-handoff:index:AddonRelease/, ""),
+    "urn:pulumi:dev::p::helm-handoff:index:ClusterAddon::cni",
     stored,
   );
   assert.deepEqual(read?.props?.valuesDigestKey, { [SIG]: SECRET, value: "k".repeat(64) });
