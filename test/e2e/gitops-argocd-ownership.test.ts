@@ -118,7 +118,7 @@ describe("a release Argo CD took over is not helm-handoff's to write", { timeout
 
   test("after retire-helm-storage, a Reconcile refresh and up do not install again over Argo CD's objects", async () => {
     await handOff("ctl", { values: { replicas: 1 }, automated: true });
-    const objects = [{ apiVersion: "apps/v1", kind: "Deployment", name: "gitops-controller" }];
+    const objects = [{ apiVersion: "apps/v1", kind: "Deployment", name: "ctl-controller" }];
     const uids = await uidsOf(cluster, "ctl-system", objects);
     const retired = await runHandoffCli(
       ["retire-helm-storage", "--kubeconfig", cluster.kubeconfigPath],
