@@ -56,6 +56,15 @@ build_argocd() {
   # Argo CD's own go.mod replaces k8s.io/* with published tags.
   copy_replaces "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION"
   go get "github.com/argoproj/argo-cd/v3/cmd@$ARGOCD_VERSION" >&2
+  # The application-controller serves its metrics on 0.0.0.0 and has no flag to change it: built
+  # from a copy of the module that serves them on loopback, as every local-cluster process listens.
+  cp -r "$(go list -m -f '{{.Dir}}' github.com/argoproj/argo-cd/v3)" argo-cd
+  chmod -R u+w argo-cd
+  sed -i 's|metricsAddr := fmt.Sprintf("0.0.0.0:%d", metricsPort)|metricsAddr := fmt.Sprintf("127.0.0.1:%d", metricsPort)|' \
+    argo-cd/controller/appcontroller.go
+  grep -q 'fmt.Sprintf("127.0.0.1:%d", metricsPort)' argo-cd/controller/appcontroller.go ||
+    die "argocd: the application-controller's metrics address was not found to patch"
+  go mod edit -replace "github.com/argoproj/argo-cd/v3=./argo-cd"
   go build -trimpath -ldflags "-s -w -X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION#v}" \
     -o "$out/argocd" github.com/argoproj/argo-cd/v3/cmd
   local dir; dir="$(go list -m -f '{{.Dir}}' github.com/argoproj/argo-cd/v3)"
@@ -106,6 +115,6 @@ flux_tools() {
   ensure "source-controller-$SOURCE_CONTROLLER_VERSION-r$RECIPE" build_source_controller source-controller source-controller-crds
 }
 argocd_tools() {
-  ensure "argocd-$ARGOCD_VERSION-r$RECIPE" build_argocd argocd argocd-crds
+  ensure "argocd-$ARGOCD_VERSION-r$RECIPE-loopback" build_argocd argocd argocd-crds
   redis_tool
 }
