@@ -157,6 +157,11 @@ export function packageSchema(version: string): Record<string, unknown> {
             type: "boolean",
             description: "Use plain HTTP for an `oci://` registry. Default: false.",
           },
+          secretRepo: {
+            type: "boolean",
+            description:
+              "The `https://` repository URL is a secret (a token in its path): kept out of helm's argv, stored as a secret and left out of handoff records. Default: false.",
+          },
           path: {
             type: "string",
             description: "Path of a chart directory or packaged `.tgz`, relative to the program's directory.",
