@@ -14,7 +14,6 @@ import type * as pulumi from "@pulumi/pulumi";
 // (TypeScript 3.8, about 0.3 s), which the package's provider process never needs.
 import { all, Output, output, secret } from "@pulumi/pulumi/output.js";
 import { CustomResource, createUrn } from "@pulumi/pulumi/resource.js";
-import { newDigestKey } from "../core/handoff/keyed-digest.js";
 import type { HandoffRecord } from "../core/handoff/record.js";
 import type { ChartSource, InstallOptions, RetryPolicy, Strategy } from "../core/spec/index.js";
 import { readValueFiles, rejectProtoKeys } from "../core/spec/values.js";
@@ -193,9 +192,9 @@ function releaseArgs(
     ),
     ownerId: owner.ownerId,
     ownerName: owner.ownerName,
-    // A new resource's owner key; the check keeps the stored one of an existing resource. Sent as a
-    // secret, so the engine keeps the key the check returns secret in the state's inputs.
-    ownerKey: secret(newDigestKey()),
+    // The check puts the owner key here; sent as a secret, so that the engine keeps the key the
+    // check returns secret in the state's inputs.
+    ownerKey: secret(""),
   };
 }
 

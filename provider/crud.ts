@@ -26,9 +26,11 @@
  *
  * @module
  */
+
+import { createHmac } from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
 import { SpecError } from "../core/errors.js";
-import { keyedValuesDigest, newDigestKey } from "../core/handoff/keyed-digest.js";
+import { keyedValuesDigest } from "../core/handoff/keyed-digest.js";
 import { valuesFingerprint } from "../core/handoff/record.js";
 import { mayCallHelm, STRATEGY_TABLE } from "../core/lifecycle/strategy.js";
 import { validateSpec } from "../core/spec/index.js";
@@ -112,19 +114,31 @@ export async function check(olds: Inputs, news: Inputs): Promise<pulumi.dynamic.
 const checkedOwnerKeys = new Map<string, string | null>();
 
 /**
+ * The owner key of a new resource: HMAC-SHA256 under its kubeconfig (a secret only those who may
+ * administer the cluster hold) of its plain owner id. Made again the same by a create that retries
+ * after one killed before its state was saved, so it recognizes the release that one left; kept
+ * in the state from then on (a rotated kubeconfig changes nothing).
+ */
+function newOwnerKey(kubeconfig: string, plainOwnerId: string): string {
+  return createHmac("sha256", Buffer.from(kubeconfig, "utf8"))
+    .update(`helm-handoff owner key\0${plainOwnerId}`)
+    .digest("base64url");
+}
+
+/**
  * `inputs` with the resource's owner key: the stored one of an existing resource (also for its
- * replacement, see {@link checkedOwnerKeys}), else the program's or a new one. State written before
- * keys stays without one (its add-on keeps the plain labels it wrote its release with).
+ * replacement, see {@link checkedOwnerKeys}), else a new one ({@link newOwnerKey}). State written
+ * before keys stays without one (its add-on keeps the plain labels it wrote its release with).
  */
 function withOwnerKey(olds: Inputs, inputs: Inputs): Inputs {
-  const { ownerKey: given, ...rest } = inputs;
+  const { ownerKey: _program, ...rest } = inputs;
   let key: string | null;
   if (Object.keys(olds).length > 0) {
     key = typeof olds.ownerKey === "string" ? olds.ownerKey : null;
     checkedOwnerKeys.set(olds.ownerId, key);
   } else {
     const predecessor = checkedOwnerKeys.get(inputs.ownerId);
-    key = predecessor !== undefined ? predecessor : typeof given === "string" ? given : newDigestKey();
+    key = predecessor !== undefined ? predecessor : newOwnerKey(String(inputs.kubeconfig), inputs.ownerId);
   }
   return (key !== null ? { ...rest, ownerKey: key } : rest) as Inputs;
 }

@@ -158,7 +158,8 @@ describe("ClusterAddon retries what heals and fails fast on what does not", { ti
       assert.match(out, /#2 at \S+: /);
       assert.match(
         out,
-        /last cause: helm \w+ exited with code 1 \(transient: API server or repository unreachable\)/,
+        // (the last attempt may fail at helm, or at the read of who else manages the release)
+        /last cause: (helm \w+ exited with code 1 \(transient: API server or repository unreachable\)|default\/doomed: cannot read yet whether another controller manages it \(connect ECONNREFUSED [^)]*\); looking again)/,
       );
       assert.deepEqual(await recordedReleases(s), [], "nothing is recorded as created");
       await assertNoLeftovers(sandbox);

@@ -93,7 +93,15 @@ test("a new add-on, a change of strategy and another cluster take the inputs as 
 test("a new add-on gets an owner key, and every later check (a replacement's too) keeps the stored one", async () => {
   const olds = { ...stored("1.0.0", { a: 1 }), ownerId: "keyed", ownerKey: "stored-key" };
   const fromProgram = { ...stored("2.0.0", { a: 2 }), ownerId: "keyed", ownerKey: "a-new-random-key" };
-  assert.equal(((await check({} as Inputs, fromProgram)).inputs as Inputs).ownerKey, "a-new-random-key");
+  const made = ((await check({} as Inputs, fromProgram)).inputs as Inputs).ownerKey;
+  assert.match(String(made), /^[A-Za-z0-9_-]{43}$/);
+  assert.equal(
+    ((await check({} as Inputs, fromProgram)).inputs as Inputs).ownerKey,
+    made,
+    "made again the same",
+  );
+  const otherKubeconfig = { ...fromProgram, kubeconfig: "another" };
+  assert.notEqual(((await check({} as Inputs, otherKubeconfig)).inputs as Inputs).ownerKey, made);
   assert.equal(((await check(olds, fromProgram)).inputs as Inputs).ownerKey, "stored-key");
   const moved = { ...fromProgram, clusterId: "cluster-2" };
   assert.equal(((await check(olds, moved)).inputs as Inputs).ownerKey, "stored-key", "replaced: same key");
