@@ -17,7 +17,7 @@
  * - `claimed`: our marks, but another controller manages the release now (an Argo CD Application
  *   tracks its objects, a Flux HelmRelease names it, another field manager writes them): Argo CD
  *   never writes a Helm revision, so the labels alone cannot show it (`handoff/claims.ts` reads it).
- * An owner with a secret `key` (a Pulumi add-on: made at its first create, kept in its state, carried
+ * An owner with a secret `key` (a Pulumi add-on: made at its first check, kept in its state, carried
  * to its replacements) labels with an owner id keyed by it and marks each revision with an HMAC of
  * the owner id, instance, revision and release ({@link MARK_LABEL}): nobody without the key can
  * compute the id from the resource's name, nor mark another revision or instance as ours. An owner
