@@ -1,11 +1,15 @@
 /**
  * `ClusterAddon`: installs a Helm chart once into a cluster from a Pulumi program, then either
- * steps aside (ApplyOnce) or keeps it in line (Reconcile). Each add-on is one resource: the release
- * resource itself (a dynamic resource in a Node.js program), with the strategy's
- * engine options forced by the class. Its inputs are made from the arguments by the rules in
- * `releaseInputsOf`, here on Outputs, so that each input keeps its own secrecy and stays known in
- * preview when what it depends on is. State written when an add-on was a component with a release
- * child moves to the single resource by an alias; the owner mark stays the add-on's logical URN.
+ * steps aside (ApplyOnce) or keeps it in line (Reconcile). Each add-on is one resource, served by
+ * one of two providers (`usesPackageProvider` says which). By default it is the release resource
+ * itself (a dynamic resource), with the strategy's engine options forced by the class
+ * and its inputs made from the arguments by the rules in `releaseInputsOf`, here on Outputs, so
+ * that each input keeps its own secrecy and stays known in preview when what it depends on is.
+ * When the project names the package's provider, it is the package's custom resource
+ * `helm-handoff:index:ClusterAddon`, registered with the arguments as they are (values files read
+ * here), whose `check` applies the same rules. Both store the same inputs, and each route names the
+ * other's type as an alias, so a stack moves between them without a replacement; the owner mark is
+ * the add-on's logical URN either way.
  *
  * @module
  */
@@ -14,7 +18,10 @@ import type * as pulumi from "@pulumi/pulumi";
 // (TypeScript 3.8, about 0.3 s), which the package's provider process never needs.
 import { all, Output, output, secret } from "@pulumi/pulumi/output.js";
 import { CustomResource, createUrn } from "@pulumi/pulumi/resource.js";
+// The project's root directory as the language host gives it (a module the resource module loads anyway).
+import * as runtimeSettings from "@pulumi/pulumi/runtime/settings.js";
 import type { HandoffRecord } from "../core/handoff/record.js";
+import { STRATEGY_TABLE } from "../core/lifecycle/strategy.js";
 import type { ChartSource, InstallOptions, RetryPolicy, Strategy } from "../core/spec/index.js";
 import { readValueFiles, rejectProtoKeys } from "../core/spec/values.js";
 import {
@@ -27,6 +34,7 @@ import {
   strategyOptions,
   validateKnownArgs,
 } from "./addon-inputs.js";
+import { usesPackageProvider } from "./package-provider.js";
 import {
   ADDON_TYPE,
   type AddonReleaseArgs,
@@ -134,24 +142,64 @@ export class ClusterAddon extends CustomResource {
     // checked by the provider's check.
     validateKnownArgs(name, args, isPlain);
     const strategy: Strategy = args.strategy ?? "ApplyOnce";
-    // The add-on's logical URN: who owns the release (the same in every language).
-    const logicalUrn = createUrn(name, ADDON_TYPE, opts.parent);
+    const secretOutputs = [...SECRET_OUTPUT_KEYS, ...(opts.additionalSecretOutputs ?? [])];
     const restore = quietPromiseStacks();
     try {
-      super(
-        DYNAMIC_RELEASE_TYPE,
-        name,
-        { ...releaseProps(releaseArgs(name, args, logicalUrn)), __provider: PROVIDER_SOURCE },
-        {
-          ...strategyOptions(strategy, opts),
-          additionalSecretOutputs: [...SECRET_OUTPUT_KEYS, ...(opts.additionalSecretOutputs ?? [])],
-        },
-      );
+      if (usesPackageProvider(runtimeSettings.getRootDirectory?.() ?? "")) {
+        // The package's provider enforces the strategy itself (its check keeps ApplyOnce's frozen
+        // inputs, its delete makes no helm call), as for a YAML program: no ignoreChanges, which
+        // would name stored inputs the arguments do not have.
+        super(ADDON_TYPE, name, packageProps(args), {
+          ...opts,
+          retainOnDelete: STRATEGY_TABLE[strategy].retainOnDelete || opts.retainOnDelete === true,
+          aliases: [...(opts.aliases ?? []), { type: DYNAMIC_RELEASE_TYPE }],
+          additionalSecretOutputs: ["valuesDigestKey", ...secretOutputs],
+        });
+      } else {
+        // The add-on's logical URN: who owns the release (the same in every language).
+        const logicalUrn = createUrn(name, ADDON_TYPE, opts.parent);
+        super(
+          DYNAMIC_RELEASE_TYPE,
+          name,
+          { ...releaseProps(releaseArgs(name, args, logicalUrn)), __provider: PROVIDER_SOURCE },
+          {
+            ...strategyOptions(strategy, opts),
+            aliases: [...(opts.aliases ?? []), { type: ADDON_TYPE }],
+            additionalSecretOutputs: secretOutputs,
+          },
+        );
+      }
     } finally {
       restore();
     }
     this.valuesDigestKey = secret(this.digestKey);
   }
+}
+
+/**
+ * The properties of the package's custom resource: the arguments, with the kubeconfig and the
+ * values secret and the values files read now and merged under `values` (relative to the program,
+ * as on the dynamic route); the outputs are filled in by the provider.
+ */
+function packageProps(args: ClusterAddonArgs): pulumi.Inputs {
+  const fileValues = readValueFiles(args.valueFiles ?? []);
+  return {
+    kubeconfig: secret(args.kubeconfig),
+    clusterId: args.clusterId,
+    chart: args.chart,
+    releaseName: args.releaseName,
+    namespace: args.namespace,
+    createNamespace: args.createNamespace,
+    values: secret(output(withoutProtoKeys(args.values ?? {})).apply((v) => mergedValuesOf(fileValues, v))),
+    install: args.install,
+    retry: args.retry,
+    strategy: args.strategy,
+    adopt: args.adopt,
+    status: undefined,
+    handoff: undefined,
+    valuesDigestKey: undefined,
+    digestKey: undefined,
+  };
 }
 
 /** The release inputs, made from the arguments on Outputs by the rules of `releaseInputsOf`. */

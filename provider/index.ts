@@ -1,7 +1,8 @@
 /**
  * `helm-handoff/pulumi` (this folder, `provider/`): the Pulumi front end: `ClusterAddon`, its
  * release resource and the one create/read/update/delete both hosts run, the
- * Pulumi package's provider for other languages (`plugin/`), and `recoverInterruptedUpdate`.
+ * Pulumi package's provider for other languages (`plugin/`) and, on request, Node.js programs
+ * (`withPackageProvider` for Automation API inline programs), and `recoverInterruptedUpdate`.
  *
  * ```ts
  * import { ClusterAddon } from "helm-handoff/pulumi";
@@ -31,4 +32,5 @@ export {
   recoverInterruptedUpdate,
   type StackLock,
 } from "./interrupted-update.js";
+export { withPackageProvider } from "./package-provider.js";
 export type { ReleaseStatus } from "./stored-release.js";

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import * as automation from "@pulumi/pulumi/automation/index.js";
 import { pulumiNodejsPluginDir, toolchainBinDir } from "../../local-cluster/binaries.js";
+import { withPackageProvider } from "../../provider/index.js";
 import { repoRoot } from "./repo-root.js";
 
 /** A stack of an inline program, with its backend and captured engine output. */
@@ -35,6 +36,11 @@ export interface TestStackOptions {
   readonly projectName?: string;
   /** Extra environment for the CLI and its plugins (the dynamic provider). @default - none */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Serve the program's `ClusterAddon`s by the package's provider, set up by `withPackageProvider`
+   * as a user's runner does. @default false (the dynamic provider)
+   */
+  readonly packageProvider?: boolean;
 }
 
 /** Environment for an offline Pulumi CLI with the toolchain first on PATH. */
@@ -58,10 +64,15 @@ export async function testStack(options: TestStackOptions): Promise<TestStack> {
   const workDir = await mkdtemp(join(repoRoot(), ".pulumi-test", "work-"));
   const pulumiCommand = await automation.PulumiCommand.get({ root: dirname(toolchainBinDir()) });
   const stackName = options.stackName ?? `t${Math.random().toString(36).slice(2, 10)}`;
-  const stack = await automation.LocalWorkspace.createOrSelectStack(
-    { stackName, projectName: options.projectName ?? "helm-handoff-test", program: options.program },
-    { workDir, pulumiCommand, envVars: { ...pulumiEnv(backendDir, pulumiHome), ...options.env } },
-  );
+  const args = {
+    stackName,
+    projectName: options.projectName ?? "helm-handoff-test",
+    program: options.program,
+  };
+  const opts = { workDir, pulumiCommand, envVars: { ...pulumiEnv(backendDir, pulumiHome), ...options.env } };
+  const [stackArgs, stackOpts] =
+    options.packageProvider === true ? withPackageProvider(args, opts) : [args, opts];
+  const stack = await automation.LocalWorkspace.createOrSelectStack(stackArgs, stackOpts);
   let log = "";
   const onOutput = (s: string): void => {
     log += s;
