@@ -9,27 +9,35 @@
  * no change, update records the inputs without a helm call and delete makes none, by the strategy
  * table every helm runner checks.
  *
- * Only the CRUD code loads, on the first call: never the Pulumi SDK's resource runtime.
+ * Served by `server.ts`, without the Pulumi SDK's resource runtime; the check's rules, the schema and
+ * the CRUD code load on first use (the rules and the CRUD code as soon as the port is out).
  *
  * @module
  */
 import { readFileSync } from "node:fs";
 import type * as provider from "@pulumi/pulumi/provider/index.js";
 import { SpecError } from "../../core/errors.js";
-import { type ResolvedAddonArgs, releaseInputsOf, validateKnownArgs } from "../addon-inputs.js";
+import type { ResolvedAddonArgs } from "../addon-inputs.js";
 import { ADDON_TYPE } from "../release.js";
 import type { ReleaseInputs, ReleaseOutputs } from "../stored-release.js";
-import { packageSchema } from "./schema.js";
 import { containsUnknown, UNKNOWN, unwrapSecrets, wrapSecrets } from "./secrets.js";
 
 type Props = Record<string, unknown>;
 type Crud = typeof import("../crud.js");
+type Rules = typeof import("../addon-inputs.js");
 
 let crudModule: Promise<Crud> | undefined;
 /** The shared CRUD code, loaded on first use. */
 function crud(): Promise<Crud> {
   crudModule ??= import("../crud.js");
   return crudModule;
+}
+
+let rulesModule: Promise<Rules> | undefined;
+/** The rules that make the stored inputs from the arguments (`../addon-inputs.ts`), loaded on first use. */
+function rules(): Promise<Rules> {
+  rulesModule ??= import("../addon-inputs.js");
+  return rulesModule;
 }
 
 /** The package's version: the npm package's. */
@@ -87,6 +95,7 @@ async function checkAddon(urn: string, olds: unknown, news: unknown): Promise<pr
   const args = unwrapSecrets(news ?? {}) as ResolvedAddonArgs & Props;
   const name = nameOf(urn);
   const partial = containsUnknown(args);
+  const { releaseInputsOf, validateKnownArgs } = await rules();
   let inputs: ReleaseInputs;
   try {
     if (partial) validateKnownArgs(name, args, (v) => v !== undefined && !containsUnknown(v));
@@ -111,7 +120,7 @@ async function checkAddon(urn: string, olds: unknown, news: unknown): Promise<pr
 export function helmHandoffProvider(version: string = packageVersion()): provider.Provider {
   return {
     version,
-    getSchema: async () => JSON.stringify(packageSchema(version)),
+    getSchema: async () => JSON.stringify((await import("./schema.js")).packageSchema(version)),
     async check(urn, olds, news) {
       assertAddon(urn);
       return checkAddon(urn, olds, news);
@@ -144,23 +153,16 @@ export function helmHandoffProvider(version: string = packageVersion()): provide
 
 /**
  * Serves the provider to the engine (`args`: the engine's address and flags, as the engine or the
- * plugin host passes them).
+ * plugin host passes them; the provider makes no call back to the engine, so it reads none).
  *
- * Stack traces stay plain V8 ones in this process. Two hooks would map every frame through source
- * maps: ts-node's, which Pulumi's plugin host registers for TypeScript plugins (this package ships
- * JavaScript), and source-map-support's, which the SDK's `main` installs (synchronously, before it
- * first awaits) and which parses the SDK's own source maps. The SDK takes a stack for each
- * resource it registers: with the hooks, ten `ClusterAddon`s take 0.2 s longer to construct.
+ * Stack traces stay plain V8 ones in this process: Pulumi's plugin host registers ts-node's hook,
+ * which would map every frame through source maps (this package ships JavaScript).
  */
-export async function serve(args: readonly string[]): Promise<void> {
-  const plainStacks = (): void => {
-    (Error as { prepareStackTrace?: unknown }).prepareStackTrace = undefined;
-  };
-  plainStacks();
-  const { main } = await import("@pulumi/pulumi/provider/index.js");
-  const serving = main(helmHandoffProvider(), [...args]);
-  plainStacks();
-  // The engine's first call on a serving start is a check: have the CRUD code loaded by then.
+export async function serve(_args: readonly string[]): Promise<void> {
+  (Error as { prepareStackTrace?: unknown }).prepareStackTrace = undefined;
+  const { serveProvider } = await import("./server.js");
+  await serveProvider(helmHandoffProvider());
+  // The engine's first call on a serving start is a check: have its code loaded by then.
+  rules().catch(() => undefined);
   crud().catch(() => undefined);
-  await serving;
 }
