@@ -13,8 +13,10 @@
  * - no-op up of 10: ten add-ons installed, then `pulumi up` again. For `ClusterAddon` (ApplyOnce)
  *   the values change before each up (the handed-off releases are left alone); the peer's values
  *   stay the same (a change would upgrade ten releases).
- * Two variants run beside the defaults, each as its own pair of projects: both Node.js projects
- * with `NODE_COMPILE_CACHE` set in the CLI's environment (Node's on-disk compile cache, which a
+ * Three variants run beside the defaults: our JavaScript project naming the package under
+ * `plugins.providers`, so that its add-ons run by the package's provider instead of Pulumi's
+ * dynamic provider host (against the same peer project), and, each as its own pair of projects,
+ * both Node.js projects with `NODE_COMPILE_CACHE` set in the CLI's environment (Node's on-disk compile cache, which a
  * user can turn on for every Node.js process Pulumi starts), and our YAML project declaring the
  * package under `plugins.providers` with its version, which lets Pulumi cache the schema (one
  * plugin start per `up` instead of two; the peer's schema is cached already, its plugin being
@@ -43,7 +45,7 @@ import {
   pythonEnv,
   pythonProjectYaml,
 } from "../test/support/python-program.js";
-import { jsOurs, jsPeer, pyOurs, pyPeer, chartValues as values } from "./programs.js";
+import { jsOurs, jsPeer, NODE_PLUGIN_ENTRY, pyOurs, pyPeer, chartValues as values } from "./programs.js";
 import { median, timed } from "./stats.js";
 
 const ROUNDS = Number(process.argv[2] ?? process.env.BENCH_ROUNDS ?? 3);
@@ -64,7 +66,7 @@ interface Subject {
   cli?: PulumiCli;
 }
 
-type Variant = "" | "compile-cache" | "schema-cached";
+type Variant = "" | "compile-cache" | "schema-cached" | "package-provider";
 
 /** Environment of the CLI for a variant: `NODE_COMPILE_CACHE` reaches every Node.js process Pulumi starts. */
 function variantEnv(variant: Variant, cacheDir: string): Record<string, string> {
@@ -104,7 +106,7 @@ function projectFiles(s: Subject): Record<string, string> {
   if (s.host === "nodejs") {
     return {
       "index.js": s.side === "ours" ? jsOurs(NAMESPACE) : jsPeer(NAMESPACE),
-      "Pulumi.yaml": `name: bench-js-${s.side}\nruntime:\n  name: nodejs\n  options:\n    packagemanager: npm\n`,
+      "Pulumi.yaml": `name: bench-js-${s.side}\nruntime:\n  name: nodejs\n  options:\n    packagemanager: npm\n${s.variant === "package-provider" ? NODE_PLUGIN_ENTRY : ""}`,
     };
   }
   if (s.host === "python") {
@@ -226,9 +228,11 @@ async function main(): Promise<void> {
   };
   const yaml = { ours: subject("yaml", "ours", "yo"), peer: subject("yaml", "peer", "yp") };
   const yamlCached = subject("yaml", "ours", "so", "schema-cached");
+  const jsPackage = subject("nodejs", "ours", "ko", "package-provider");
   const python = { ours: subject("python", "ours", "po"), peer: subject("python", "peer", "pp") };
   const pairs: Pair[] = [
     { label: "Node.js host", ...js },
+    { label: "Node.js host, package's provider (plugins.providers)", ours: jsPackage, peer: js.peer },
     { label: "Node.js host, NODE_COMPILE_CACHE set", ...jsCache },
     { label: "YAML host (packages:)", ...yaml },
     { label: "YAML host, schema cached (plugins.providers with version)", ours: yamlCached, peer: yaml.peer },
@@ -237,6 +241,7 @@ async function main(): Promise<void> {
   const subjects = [
     js.ours,
     js.peer,
+    jsPackage,
     jsCache.ours,
     jsCache.peer,
     yaml.ours,

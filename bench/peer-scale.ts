@@ -2,19 +2,20 @@
  * What each add-on costs a steady `pulumi up`, against the peer, side by side in one run
  * (`npm run bench -- peer-scale [rounds]`, default 3; `BENCH_SCALE_NS=10,30` picks the sizes,
  * default 10, 30 and 100). On one local cluster with a kwok node, two paths each run our
- * `ClusterAddon` (ApplyOnce) and the peer `kubernetes.helm.v3.Release` with
- * `ignoreChanges: ["values"]` and `retainOnDelete` (the peer's install-once), both of the workload
- * chart:
+ * `ClusterAddon` (ApplyOnce) twice, served by Pulumi's dynamic provider host (the default) and by
+ * the package's own provider (`withPackageProvider`, or `plugins.providers` in `Pulumi.yaml`),
+ * and the peer `kubernetes.helm.v3.Release` with `ignoreChanges: ["values"]` and
+ * `retainOnDelete` (the peer's install-once), all of the workload chart:
  * - cli: JavaScript projects that install the `npm pack` tarball, run by the `pulumi` CLI;
  * - automation: Automation API inline programs in this process (`test/support/pulumi.ts`).
- * For each path, after one untimed create per side, it measures the create overhead (up with one
- * add-on − empty up, ours / peer; target ≤ 0.5), then, for each size N, installs N add-ons (untimed) and times `rounds` no-op
- * ups of each side, alternated, the values changed before every up (both sides ignore the
- * change). It prints the medians and ratios per N, the marginal cost of an add-on (slope of the
+ * For each path, after one untimed create per subject, it measures the create overhead (up with one
+ * add-on − empty up, ours / peer; target ≤ 0.5), then, for each size N, installs N add-ons
+ * (untimed) and times `rounds` no-op ups of each subject, alternated, the values changed before
+ * every up (every subject ignores the change). It prints the medians and ratios per N, the marginal cost of an add-on (slope of the
  * least-squares line of median time against N) of each side and their ratio (targets: ≤ 1.0 for
  * the slope and for N = 30), the fixed part (intercept) of each, and the launch-to-serving time
- * of Pulumi's dynamic provider host, which a Node.js program's add-ons pay once per up. Not a
- * test: nothing here asserts.
+ * of Pulumi's dynamic provider host and of the package's provider, one of which a Node.js
+ * program's add-ons pay once per up. Not a test: nothing here asserts.
  *
  * @module
  */
@@ -33,13 +34,21 @@ import {
 } from "../test/support/project.js";
 import { type TestStack, testStack } from "../test/support/pulumi.js";
 import { repoRoot } from "../test/support/repo-root.js";
-import { type InlineShape, inlineProgram, jsOurs, jsPeer } from "./programs.js";
+import { type InlineShape, inlineProgram, jsOurs, jsPeer, NODE_PLUGIN_ENTRY } from "./programs.js";
 import { median, timed } from "./stats.js";
 
 const ROUNDS = Number(process.argv[2] ?? process.env.BENCH_ROUNDS ?? 3);
 const SIZES = (process.env.BENCH_SCALE_NS ?? "10,30,100").split(",").map(Number);
 
-type Side = "ours" | "peer";
+/** Ours by the dynamic provider, ours by the package's provider, the peer. */
+type Side = "ours" | "package" | "peer";
+
+/** Release name prefix letter and label of each side. */
+const SIDES: Record<Side, { readonly letter: string; readonly label: string }> = {
+  ours: { letter: "o", label: "ClusterAddon (dynamic provider)" },
+  package: { letter: "k", label: "ClusterAddon (package's provider)" },
+  peer: { letter: "p", label: "helm.v3.Release" },
+};
 
 /** One side of one path: something that can be pointed at N add-ons with a values mode, and upped. */
 interface Subject {
@@ -55,7 +64,7 @@ interface Subject {
 
 /** A JavaScript project run by the CLI. */
 async function cliSubject(side: Side, cluster: LocalCluster, namespace: string): Promise<Subject> {
-  const prefix = `c${side[0]}`;
+  const prefix = `c${SIDES[side].letter}`;
   const deps: Record<string, string> = { "@pulumi/pulumi": installedVersion("@pulumi/pulumi") };
   if (side === "peer") deps["@pulumi/kubernetes"] = installedVersion("@pulumi/kubernetes");
   const project: Project = await createProject({
@@ -63,8 +72,8 @@ async function cliSubject(side: Side, cluster: LocalCluster, namespace: string):
     packageJson: { main: "index.js" },
     dependencies: deps,
     files: {
-      "index.js": side === "ours" ? jsOurs(namespace) : jsPeer(namespace),
-      "Pulumi.yaml": `name: scale-${side}\nruntime:\n  name: nodejs\n  options:\n    packagemanager: npm\n`,
+      "index.js": side === "peer" ? jsPeer(namespace) : jsOurs(namespace),
+      "Pulumi.yaml": `name: scale-${side}\nruntime:\n  name: nodejs\n  options:\n    packagemanager: npm\n${side === "package" ? NODE_PLUGIN_ENTRY : ""}`,
     },
   });
   await cp(chartPath("workload"), join(project.dir, "charts", "workload"), { recursive: true });
@@ -96,11 +105,12 @@ async function cliSubject(side: Side, cluster: LocalCluster, namespace: string):
 
 /** An inline program run by the Automation API in this process. */
 async function automationSubject(side: Side, cluster: LocalCluster, namespace: string): Promise<Subject> {
-  const prefix = `a${side[0]}`;
+  const prefix = `a${SIDES[side].letter}`;
   const shape: InlineShape = { count: 0, chartPath: chartPath("workload"), mode: "a" };
   const stack: TestStack = await testStack({
     projectName: `scale-${side}`,
-    program: inlineProgram(side, cluster.kubeconfig, namespace, prefix, shape),
+    program: inlineProgram(side === "peer" ? "peer" : "ours", cluster.kubeconfig, namespace, prefix, shape),
+    packageProvider: side === "package",
   });
   return {
     side,
@@ -152,23 +162,24 @@ function line(points: ReadonlyArray<readonly [number, number]>): { slope: number
 }
 
 /**
- * Launch to serving of Pulumi's dynamic provider host (`pulumi-resource-pulumi-nodejs`, which runs
- * a Node.js program's `ClusterAddon`s): the time until it prints its port. Pulumi's own, once per up.
+ * Launch to serving of a provider plugin: the time until it prints its port. Pulumi's dynamic
+ * provider host (`pulumi-resource-pulumi-nodejs`) runs a Node.js program's `ClusterAddon`s by
+ * default, the package's `pulumi-resource-helm-handoff` with the package's provider; either starts
+ * once per up.
  */
-async function dynamicHostStart(): Promise<number> {
-  const host = join(pulumiNodejsPluginDir(), "pulumi-resource-pulumi-nodejs");
+async function pluginStart(executable: string): Promise<number> {
   return timed(
     () =>
       new Promise<void>((resolve, reject) => {
-        // Its own process group: the host is a script that starts node, and both must go.
-        const child = spawn(host, ["127.0.0.1:1"], {
+        // Its own process group: the executable is a script that starts node, and both must go.
+        const child = spawn(executable, ["127.0.0.1:1"], {
           cwd: repoRoot(),
           stdio: ["ignore", "pipe", "ignore"],
           detached: true,
         });
         child.once("error", reject);
         child.stdout.once("data", () => {
-          if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+          if (child.pid !== undefined) process.kill(-child.pid, "SIGINT");
           resolve();
         });
       }),
@@ -177,25 +188,23 @@ async function dynamicHostStart(): Promise<number> {
 
 const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
-/** Measures one path (both sides) and prints its lines. */
-async function measurePath(
-  path: string,
-  subjects: { readonly ours: Subject; readonly peer: Subject },
-  cluster: LocalCluster,
-): Promise<void> {
-  const both = [subjects.ours, subjects.peer];
+/** Measures one path (every side) and prints its lines: each of ours against the peer. */
+async function measurePath(path: string, subjects: readonly Subject[], cluster: LocalCluster): Promise<void> {
   const t = new Map<string, number[]>();
   const add = (k: string, ms: number) => t.set(k, [...(t.get(k) ?? []), ms]);
   const m = (k: string) => median(t.get(k) ?? []);
-  // One untimed create and clear per side first: the first run of a path pays one-off costs
+  const label = (side: Side) =>
+    `${path} ${side === "package" ? "(package's provider)" : ""}`.trim().padEnd(34);
+  const ours = subjects.filter((s) => s.side !== "peer");
+  // One untimed create and clear per subject first: the first run of a path pays one-off costs
   // (compile caches, helm's discovery cache) that no steady run does.
-  for (const s of both) {
+  for (const s of subjects) {
     await s.program(1, "a");
     await s.up();
     await clear(s, cluster, 1);
   }
   for (let round = 0; round < ROUNDS; round++) {
-    for (const s of both) {
+    for (const s of subjects) {
       await s.program(0, "a");
       add(`${s.side}/empty`, await timed(() => s.up()));
       await s.program(1, "a");
@@ -204,36 +213,44 @@ async function measurePath(
     }
   }
   const overhead = (side: Side) => m(`${side}/one`) - m(`${side}/empty`);
-  console.log(
-    `${path.padEnd(10)} create overhead: ours ${sec(overhead("ours"))}, peer ${sec(overhead("peer"))}, ratio ${(overhead("ours") / overhead("peer")).toFixed(2)} (target <= 0.5)`,
-  );
+  for (const s of ours) {
+    console.log(
+      `${label(s.side)} create overhead: ours ${sec(overhead(s.side))}, peer ${sec(overhead("peer"))}, ratio ${(overhead(s.side) / overhead("peer")).toFixed(2)} (target <= 0.5)`,
+    );
+  }
   let mode = 0;
   for (const n of SIZES) {
-    for (const s of both) {
+    for (const s of subjects) {
       await s.program(n, "a");
       await s.up();
     }
     for (let round = 0; round < ROUNDS; round++) {
       mode++;
-      for (const s of both) {
+      for (const s of subjects) {
         await s.program(n, mode % 2 === 0 ? "a" : "b");
         add(`${s.side}/${n}`, await timed(() => s.up()));
       }
     }
-    const [ours, peer] = [m(`ours/${n}`), m(`peer/${n}`)];
-    console.log(
-      `${path.padEnd(10)} N=${String(n).padEnd(4)} ClusterAddon ${sec(ours).padStart(8)}  helm.v3.Release ${sec(peer).padStart(8)}  ratio ${(ours / peer).toFixed(2)}`,
-    );
+    const peer = m(`peer/${n}`);
+    for (const s of ours) {
+      const value = m(`${s.side}/${n}`);
+      console.log(
+        `${label(s.side)} N=${String(n).padEnd(4)} ClusterAddon ${sec(value).padStart(8)}  helm.v3.Release ${sec(peer).padStart(8)}  ratio ${(value / peer).toFixed(2)}`,
+      );
+    }
   }
   const lineOf = (side: Side) => line(SIZES.map((n) => [n, m(`${side}/${n}`)] as const));
-  const [lo, lp] = [lineOf("ours"), lineOf("peer")];
-  console.log(
-    `${path.padEnd(10)} slope per add-on: ours ${(lo.slope / 1000).toFixed(3)} s, peer ${(lp.slope / 1000).toFixed(3)} s, ratio ${(lo.slope / lp.slope).toFixed(2)} (target <= 1.0)`,
-  );
-  console.log(
-    `${path.padEnd(10)} fixed part (intercept): ours ${sec(lo.intercept)}, peer ${sec(lp.intercept)}, ours − peer ${sec(lo.intercept - lp.intercept)}`,
-  );
-  for (const s of both) await clear(s, cluster, Math.max(...SIZES));
+  const lp = lineOf("peer");
+  for (const s of ours) {
+    const lo = lineOf(s.side);
+    console.log(
+      `${label(s.side)} slope per add-on: ours ${(lo.slope / 1000).toFixed(3)} s, peer ${(lp.slope / 1000).toFixed(3)} s, ratio ${(lo.slope / lp.slope).toFixed(2)} (target <= 1.0)`,
+    );
+    console.log(
+      `${label(s.side)} fixed part (intercept): ours ${sec(lo.intercept)}, peer ${sec(lp.intercept)}, ours − peer ${sec(lo.intercept - lp.intercept)}`,
+    );
+  }
+  for (const s of subjects) await clear(s, cluster, Math.max(...SIZES));
 }
 
 async function main(): Promise<void> {
@@ -241,11 +258,15 @@ async function main(): Promise<void> {
   const made: Subject[] = [];
   try {
     await cluster.ready;
-    const starts: number[] = [];
-    for (let i = 0; i < ROUNDS; i++) starts.push(await dynamicHostStart());
-    console.log(
-      `Pulumi's dynamic provider host (runs a Node.js program's ClusterAddons), launch to serving: ${sec(median(starts))} (median of ${ROUNDS})`,
-    );
+    for (const [what, executable] of [
+      ["Pulumi's dynamic provider host", join(pulumiNodejsPluginDir(), "pulumi-resource-pulumi-nodejs")],
+      ["the package's provider", join(repoRoot(), "pulumi-resource-helm-handoff")],
+    ] as const) {
+      const starts: number[] = [];
+      for (let i = 0; i < ROUNDS + 1; i++) starts.push(await pluginStart(executable));
+      // The first start fills the compile cache; the medians are of the later ones.
+      console.log(`${what}, launch to serving: ${sec(median(starts.slice(1)))} (median of ${ROUNDS})`);
+    }
     console.log(
       `no-op up of N add-ons, median of ${ROUNDS} (values changed before each up, ignored by both)`,
     );
@@ -254,11 +275,13 @@ async function main(): Promise<void> {
       ["automation", automationSubject],
     ] as const) {
       const namespace = `scale-${path}`;
-      const ours = await make("ours", cluster, namespace);
-      made.push(ours);
-      const peer = await make("peer", cluster, namespace);
-      made.push(peer);
-      await measurePath(path, { ours, peer }, cluster);
+      const subjects: Subject[] = [];
+      for (const side of Object.keys(SIDES) as Side[]) {
+        const made1 = await make(side, cluster, namespace);
+        made.push(made1);
+        subjects.push(made1);
+      }
+      await measurePath(path, subjects, cluster);
     }
   } finally {
     for (const s of made) await s.dispose();
