@@ -15,7 +15,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type {
   InlineProgramArgs,
@@ -81,12 +81,14 @@ function projectNamesPackageProvider(dir: string): boolean {
  * inline program wrapped by {@link withPackageProvider}, or when the program's project file names
  * it (the project's root directory, as the language host tells the program, else the working
  * directory, which the language host sets to the project's).
- * @param rootDirectory - the project's root directory as the Pulumi SDK knows it (`""` when it does not)
+ * @param rootDirectory - the project's root directory as the Pulumi SDK knows it (a relative
+ * placeholder or `""` when it does not)
  */
 export function usesPackageProvider(rootDirectory: string): boolean {
   const inline = inlineRoute.getStore();
   if (inline !== undefined) return inline;
-  return projectNamesPackageProvider(rootDirectory === "" ? process.cwd() : rootDirectory);
+  // An SDK whose language host did not pass the directory says "rootDirectory" or "".
+  return projectNamesPackageProvider(isAbsolute(rootDirectory) ? rootDirectory : process.cwd());
 }
 
 /**
