@@ -2,20 +2,22 @@
  * A Node.js program's `ClusterAddon`s served by the package's own provider instead of Pulumi's
  * dynamic provider host, on the real engine: through the CLI in a JavaScript project that installs
  * the `npm pack` tarball and names the package under `plugins.providers` in its `Pulumi.yaml` (as
- * docs/languages.md shows), and through the Automation API with an inline program set up by
+ * docs/languages.md and the README show), and through the Automation API with an inline program set up by
  * `withPackageProvider`. Each installs once, ignores a values change and keeps the release on
  * destroy; a stack moves from the dynamic provider to the package's and back by the alias each
  * route names, with no replacement and no helm call, ApplyOnce and Reconcile alike.
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { cp, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { ClusterAddon } from "../../provider/index.js";
 import { ADDON_TYPE, DYNAMIC_RELEASE_TYPE } from "../../provider/release.js";
 import { liveRelease } from "../support/addon.js";
-import { chartPath } from "../support/charts.js";
+import { chartPath, repoRoot } from "../support/charts.js";
 import { clusterSuite } from "../support/cluster.js";
+import { codeBlockAfter } from "../support/markdown.js";
 import {
   createProject,
   installedVersion,
@@ -27,9 +29,12 @@ import { testStack } from "../support/pulumi.js";
 
 const NAMESPACE = "package-route";
 
-/** The `plugins.providers` entry of docs/languages.md for a Node.js project. */
-const PLUGIN_ENTRY =
-  "plugins:\n  providers:\n    - name: helm-handoff\n      path: ./node_modules/helm-handoff\n";
+/** The `plugins.providers` entry for a Node.js project, as docs/languages.md shows it. */
+const PLUGIN_ENTRY = codeBlockAfter(
+  readFileSync(join(repoRoot(), "docs", "languages.md"), "utf8"),
+  "## Node.js: the package's provider instead of the dynamic provider host (tested)",
+  "yaml",
+);
 
 /** A JavaScript program of one add-on per `name=strategy` pair in config `addons`. */
 const PROGRAM = `"use strict";
@@ -87,6 +92,11 @@ describe("a Node.js program's add-ons served by the package's provider", { timeo
   function projectYaml(name: string, pluginEntry: boolean): string {
     return `${pulumiProjectYaml(`hh-${name}`)}${pluginEntry ? PLUGIN_ENTRY : ""}`;
   }
+
+  test("the README's quick start shows the same plugins.providers entry as docs/languages.md", () => {
+    const readme = readFileSync(join(repoRoot(), "README.md"), "utf8");
+    assert.equal(codeBlockAfter(readme, "## Quick start (Pulumi)", "yaml"), PLUGIN_ENTRY);
+  });
 
   test("a JavaScript project that names the package under plugins.providers installs once through it, ignores a values change and keeps the release on destroy", async () => {
     const { cli } = await project("package-route-cli", "route-cli=ApplyOnce", true);
