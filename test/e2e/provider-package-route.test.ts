@@ -15,7 +15,7 @@ import { describe, test } from "node:test";
 import { ClusterAddon } from "../../provider/index.js";
 import { ADDON_TYPE, DYNAMIC_RELEASE_TYPE } from "../../provider/release.js";
 import { liveRelease } from "../support/addon.js";
-import { chartPath, repoRoot } from "../support/charts.js";
+import { chartPath } from "../support/charts.js";
 import { clusterSuite } from "../support/cluster.js";
 import { codeBlockAfter } from "../support/markdown.js";
 import {
@@ -26,6 +26,7 @@ import {
   pulumiProjectYaml,
 } from "../support/project.js";
 import { testStack } from "../support/pulumi.js";
+import { repoRoot } from "../support/repo-root.js";
 
 const NAMESPACE = "package-route";
 
