@@ -9,8 +9,9 @@
  * no change, update records the inputs without a helm call and delete makes none, by the strategy
  * table every helm runner checks.
  *
- * Served by `server.ts`, without the Pulumi SDK's resource runtime; the check's rules, the schema and
- * the CRUD code load on first use (the rules and the CRUD code as soon as the port is out).
+ * Served by `serveProvider`, without the Pulumi SDK's resource runtime; the check's rules, the
+ * schema and the CRUD code load on first use (the rules and the CRUD code once the engine
+ * configures the provider).
  *
  * @module
  */
@@ -161,8 +162,9 @@ export function helmHandoffProvider(version: string = packageVersion()): provide
 export async function serve(_args: readonly string[]): Promise<void> {
   (Error as { prepareStackTrace?: unknown }).prepareStackTrace = undefined;
   const { serveProvider } = await import("./server.js");
-  await serveProvider(helmHandoffProvider());
-  // The engine's first call on a serving start is a check: have its code loaded by then.
-  rules().catch(() => undefined);
-  crud().catch(() => undefined);
+  // The engine's first call after configuring a provider is a check: have its code loaded by then.
+  await serveProvider(helmHandoffProvider(), () => {
+    rules().catch(() => undefined);
+    crud().catch(() => undefined);
+  });
 }

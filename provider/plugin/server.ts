@@ -1,30 +1,32 @@
 /**
  * The gRPC server of the package's provider: Pulumi's `ResourceProvider` service for the one
- * resource type the package has, on `@grpc/grpc-js` and the SDK's generated messages, both taken
- * from the installed `@pulumi/pulumi` (its own dependencies, whatever the package manager's
- * layout). The SDK's `main` from `@pulumi/pulumi/provider` serves the same calls the same way, but
- * loads the SDK's resource runtime first (settings, outputs, resources, source maps), which a
- * provider of custom resources never uses: the engine waits for the plugin's port on every start,
- * twice per `up` of a YAML program that reads the schema. Only what the engine needs before it
- * calls is loaded here; the provider's own code (`provider.ts`) loads its parts on first use.
+ * resource type the package has, on Node's own HTTP/2 server. The engine waits for a plugin's port
+ * on every start (twice per `up` of a YAML program, which first asks for the schema), so the plugin
+ * prints its port as soon as it listens and loads the protocol's messages (the SDK's generated
+ * ones, from the installed `@pulumi/pulumi`) only when a call needs them: the version and the
+ * schema, all the schema start asks for, are answered without them. The SDK's `main` from
+ * `@pulumi/pulumi/provider` serves the same calls the same way, but loads `@grpc/grpc-js`, every
+ * message and the SDK's resource runtime (settings, outputs, resources, source maps) before it
+ * listens, which a provider of custom resources never uses.
  *
- * What each call does is what the SDK's server does for a provider of custom resources: properties
- * cross as `google.protobuf.Struct` turned into plain values (secrets and unknowns stay in their
- * wire form, `secrets.ts`), a failed call answers `UNKNOWN` with the error's message, and calls the
- * provider does not serve (config diffs, invokes, components, parameterization, handshake) answer
- * `UNIMPLEMENTED`, to which the engine has a fallback.
+ * The wire is gRPC's over HTTP/2 for unary calls: a request is one length-prefixed message, the
+ * answer headers, one length-prefixed message and the trailer `grpc-status: 0`; a failure is a
+ * trailers-only answer with the status (`UNKNOWN` and the error's message, as the SDK's server
+ * answers) and calls this provider does not serve (config diffs, invokes, components,
+ * parameterization, handshake, mappings) answer `UNIMPLEMENTED`, to which the engine has a
+ * fallback. Properties cross as `google.protobuf.Struct` turned into plain values, secrets and
+ * unknowns in their wire form (`unwrapSecrets`).
  *
  * @module
  */
+import { createServer, type ServerHttp2Stream } from "node:http2";
 import { createRequire } from "node:module";
-import type * as grpc from "@grpc/grpc-js";
 import type * as provider from "@pulumi/pulumi/provider/index.js";
 
-/** What the engine sends to the plugin's calls, as far as this server reads it. */
+/** The request messages this server reads, as far as it reads them. */
 interface Request {
   getUrn(): string;
   getId(): string;
-  getVersion(): number;
   getOlds(): Struct | undefined;
   getNews(): Struct | undefined;
   getProperties(): Struct | undefined;
@@ -35,168 +37,238 @@ interface Struct {
   toJavaScript(): Record<string, unknown>;
 }
 
-/** A generated message class: constructed empty, then filled with setters. */
-type Message = Record<string, (...args: unknown[]) => unknown>;
-type MessageClass = new () => Message;
+/** A generated message: filled with setters, then serialized. */
+type Message = Record<string, (...args: unknown[]) => unknown> & { serializeBinary(): Uint8Array };
+/** A generated message class. */
+type MessageClass = (new () => Message) & { deserializeBinary(bytes: Uint8Array): Request };
 
-type Callback = (error: grpc.ServiceError | null, value?: unknown) => void;
-type Handler = (call: { request: Request }, callback: Callback) => void;
+/** The protocol's messages, loaded on first use. */
+interface Messages {
+  readonly provider: Record<string, MessageClass>;
+  readonly diffChanges: Record<string, number>;
+  readonly fromJavaScript: (value: unknown) => unknown;
+}
 
-/** The largest message the engine may send (a release's values can be large): the SDK's own limit. */
-const MAX_MESSAGE = 400 * 1024 * 1024;
+/** gRPC status codes this server answers with. */
+const UNKNOWN = 2;
+const UNIMPLEMENTED = 12;
 
-/** `require` from the installed `@pulumi/pulumi`, so that its own copies of gRPC and protobuf load. */
+/** Where the generated messages come from: the installed `@pulumi/pulumi` and its own protobuf runtime. */
 function sdkRequire(): NodeJS.Require {
-  const local = createRequire(import.meta.url);
-  return createRequire(local.resolve("@pulumi/pulumi/package.json"));
+  return createRequire(createRequire(import.meta.url).resolve("@pulumi/pulumi/package.json"));
+}
+
+let loaded: Messages | undefined;
+function messages(): Messages {
+  if (loaded === undefined) {
+    const req = sdkRequire();
+    const providerMessages = req("./proto/provider_pb.js") as Record<string, MessageClass>;
+    const { Struct } = req("google-protobuf/google/protobuf/struct_pb.js") as {
+      Struct: { fromJavaScript(value: unknown): unknown };
+    };
+    loaded = {
+      provider: providerMessages,
+      diffChanges: (providerMessages.DiffResponse as unknown as { DiffChanges: Record<string, number> })
+        .DiffChanges,
+      fromJavaScript: (value) => Struct.fromJavaScript(value ?? {}),
+    };
+  }
+  return loaded;
+}
+
+/** A message of type `name`, its setters called with the defined `fields`, serialized. */
+function encode(name: string, fields: Record<string, unknown>): Uint8Array {
+  const cls = messages().provider[name];
+  if (cls === undefined) throw new Error(`helm-handoff: the provider protocol has no message ${name}`);
+  const m = new cls();
+  for (const [setter, value] of Object.entries(fields)) {
+    if (value !== undefined) (m[setter] as (v: unknown) => unknown).call(m, value);
+  }
+  return m.serializeBinary();
+}
+
+/** A request of type `name`, decoded. */
+function decode(name: string, bytes: Uint8Array): Request {
+  const cls = messages().provider[name];
+  if (cls === undefined) throw new Error(`helm-handoff: the provider protocol has no message ${name}`);
+  return cls.deserializeBinary(bytes);
+}
+
+/** A protobuf message whose only field is the string field 1 (`PluginInfo`, `GetSchemaResponse`). */
+function stringMessage(value: string): Uint8Array {
+  const text = Buffer.from(value, "utf8");
+  const length: number[] = [];
+  for (let n = text.length; ; n = Math.floor(n / 128)) {
+    if (n < 128) {
+      length.push(n);
+      break;
+    }
+    length.push((n % 128) | 128);
+  }
+  return Buffer.concat([Buffer.from([0x0a, ...length]), text]);
+}
+
+const props = (s: Struct | undefined): Record<string, unknown> => s?.toJavaScript() ?? {};
+
+/** What a call answers: a serialized message, from the request's bytes. */
+type Handler = (body: Uint8Array) => Promise<Uint8Array> | Uint8Array;
+
+/** The calls this provider serves, by method name. */
+function handlers(impl: provider.Provider, loadCode: () => void): Record<string, Handler> {
+  const struct = (value: unknown) => messages().fromJavaScript(value);
+  return {
+    GetPluginInfo: () => stringMessage(impl.version ?? ""),
+    // The engine asks for schema version 0, the only one there is.
+    GetSchema: async () => stringMessage((await impl.getSchema?.()) ?? "{}"),
+    Configure: () => {
+      // The engine configures a provider right before its first check: load the code meanwhile.
+      loadCode();
+      return encode("ConfigureResponse", {
+        setAcceptsecrets: true,
+        setAcceptresources: true,
+        setAcceptoutputs: true,
+      });
+    },
+    Check: async (body) => {
+      const r = decode("CheckRequest", body);
+      const news = props(r.getNews());
+      const result = (await impl.check?.(r.getUrn(), props(r.getOlds()), news)) ?? {};
+      const failure = messages().provider.CheckFailure as MessageClass;
+      const failures = (result.failures ?? []).map((f) => {
+        const m = new failure();
+        m.setProperty?.(f.property);
+        m.setReason?.(f.reason);
+        return m;
+      });
+      return encode("CheckResponse", {
+        setInputs: struct(result.inputs ?? news),
+        setFailuresList: failures.length > 0 ? failures : undefined,
+      });
+    },
+    Diff: async (body) => {
+      const r = decode("DiffRequest", body);
+      const result = (await impl.diff?.(r.getId(), r.getUrn(), props(r.getOlds()), props(r.getNews()))) ?? {};
+      const { DIFF_SOME, DIFF_NONE, DIFF_UNKNOWN } = messages().diffChanges;
+      return encode("DiffResponse", {
+        setChanges: result.changes === true ? DIFF_SOME : result.changes === false ? DIFF_NONE : DIFF_UNKNOWN,
+        setReplacesList:
+          result.replaces !== undefined && result.replaces.length > 0 ? result.replaces : undefined,
+        setDeletebeforereplace: result.deleteBeforeReplace === true ? true : undefined,
+      });
+    },
+    Create: async (body) => {
+      const r = decode("CreateRequest", body);
+      if (impl.create === undefined) throw new Error(`unknown resource type ${r.getUrn()}`);
+      const result = await impl.create(r.getUrn(), props(r.getProperties()));
+      return encode("CreateResponse", { setId: result.id, setProperties: struct(result.outs) });
+    },
+    Read: async (body) => {
+      const r = decode("ReadRequest", body);
+      const result = (await impl.read?.(r.getId(), r.getUrn(), props(r.getProperties()))) ?? {};
+      return encode("ReadResponse", {
+        setId: result.id,
+        setProperties: result.props === undefined ? undefined : struct(result.props),
+        setInputs: result.inputs === undefined ? undefined : struct(result.inputs),
+      });
+    },
+    Update: async (body) => {
+      const r = decode("UpdateRequest", body);
+      const result =
+        (await impl.update?.(r.getId(), r.getUrn(), props(r.getOlds()), props(r.getNews()))) ?? {};
+      return encode("UpdateResponse", { setProperties: struct(result.outs) });
+    },
+    Delete: async (body) => {
+      const r = decode("DeleteRequest", body);
+      await impl.delete?.(r.getId(), r.getUrn(), props(r.getProperties()));
+      return new Uint8Array();
+    },
+    Cancel: () => new Uint8Array(),
+    Attach: () => new Uint8Array(),
+  };
+}
+
+/** `grpc-message`'s percent-encoding: printable ASCII but `%` as is, every other byte as `%XX`. */
+function grpcMessage(text: string): string {
+  let out = "";
+  for (const byte of Buffer.from(text, "utf8")) {
+    out +=
+      byte >= 0x20 && byte <= 0x7e && byte !== 0x25
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  }
+  return out;
+}
+
+/** Answers a call with a status but no message (a failure, or a call not served). */
+function fail(stream: ServerHttp2Stream, status: number, message: string): void {
+  if (stream.destroyed || stream.headersSent) return;
+  stream.respond(
+    {
+      ":status": 200,
+      "content-type": "application/grpc",
+      "grpc-status": String(status),
+      "grpc-message": grpcMessage(message),
+    },
+    { endStream: true },
+  );
+}
+
+/** Answers a call with one message and status OK. */
+function answer(stream: ServerHttp2Stream, message: Uint8Array): void {
+  if (stream.destroyed || stream.headersSent) return;
+  const frame = Buffer.alloc(5 + message.length);
+  frame.writeUInt32BE(message.length, 1);
+  frame.set(message, 5);
+  stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
+  stream.once("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
+  stream.end(frame);
 }
 
 /**
  * Serves `impl` to the engine on a loopback port, and prints the port (the engine reads it from
  * the plugin's first line of output). Resolves once serving.
+ * @param loadCode - starts loading the provider's code, called when the engine configures it
  */
-export async function serveProvider(impl: provider.Provider): Promise<void> {
-  const req = sdkRequire();
-  const grpcJs = req("@grpc/grpc-js") as typeof grpc;
-  const services = req("./proto/provider_grpc_pb.js") as {
-    ResourceProviderService: grpc.ServiceDefinition;
-  };
-  const messages = req("./proto/provider_pb.js") as Record<string, MessageClass & Record<string, unknown>>;
-  const pluginMessages = req("./proto/plugin_pb.js") as Record<string, MessageClass>;
-  const { Struct } = req("google-protobuf/google/protobuf/struct_pb.js") as {
-    Struct: { fromJavaScript(value: unknown): Struct };
-  };
-  const { Empty } = req("google-protobuf/google/protobuf/empty_pb.js") as { Empty: MessageClass };
-
-  const message = (cls: MessageClass | undefined, fields: Record<string, unknown>): Message => {
-    if (cls === undefined)
-      throw new Error("helm-handoff: a message type of the provider protocol is missing");
-    const m = new cls();
-    for (const [setter, value] of Object.entries(fields)) {
-      if (value !== undefined) (m[setter] as (v: unknown) => unknown).call(m, value);
-    }
-    return m;
-  };
-  const struct = (value: unknown) => Struct.fromJavaScript(value ?? {});
-  const props = (s: Struct | undefined) => s?.toJavaScript() ?? {};
-  const failed = (error: unknown, print: boolean): grpc.ServiceError => {
-    const err = error instanceof Error ? error : new Error(String(error));
-    if (print) console.error(`${err}: ${err.stack}`);
-    return Object.assign(err, {
-      code: grpcJs.status.UNKNOWN,
-      details: err.message,
-      metadata: new grpcJs.Metadata(),
-    });
-  };
-  /** A unary handler from an async function of the request; `print`: log a failure as the SDK does. */
-  const unary =
-    (run: (r: Request) => Promise<unknown> | unknown, print = true): Handler =>
-    (call, callback) => {
+export async function serveProvider(impl: provider.Provider, loadCode: () => void): Promise<void> {
+  const served = handlers(impl, loadCode);
+  // The SDK's server prints these calls' failures; the engine reports every failure itself.
+  const printed = new Set(["Check", "Diff", "Read", "Delete"]);
+  // Values can make large messages: allow what the SDK's server allows (400 MiB).
+  const server = createServer({ maxSessionMemory: 1024 });
+  server.on("stream", (stream, headers) => {
+    const path = String(headers[":path"] ?? "");
+    const method = path.startsWith("/pulumirpc.ResourceProvider/")
+      ? path.slice(path.lastIndexOf("/") + 1)
+      : "";
+    const handler = served[method];
+    const chunks: Buffer[] = [];
+    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+    stream.on("error", () => undefined);
+    stream.on("end", () => {
+      if (handler === undefined) {
+        fail(stream, UNIMPLEMENTED, `Not yet implemented: ${method || path}`);
+        return;
+      }
+      const body = Buffer.concat(chunks);
+      if (body.length < 5 || body[0] !== 0) {
+        fail(stream, UNIMPLEMENTED, "helm-handoff: compressed or empty gRPC messages are not supported");
+        return;
+      }
       Promise.resolve()
-        .then(() => run(call.request))
+        .then(() => handler(body.subarray(5, 5 + body.readUInt32BE(1))))
         .then(
-          (value) => callback(null, value),
-          (error: unknown) => callback(failed(error, print)),
+          (message) => answer(stream, message),
+          (error: unknown) => {
+            const err = error instanceof Error ? error : new Error(String(error));
+            if (printed.has(method)) console.error(`${err}: ${err.stack}`);
+            fail(stream, UNKNOWN, err.message);
+          },
         );
-    };
-  const notServed = (name: string): grpc.ServiceError =>
-    Object.assign(new Error(`Not yet implemented: ${name}`), {
-      code: grpcJs.status.UNIMPLEMENTED,
-      details: `Not yet implemented: ${name}`,
-      metadata: new grpcJs.Metadata(),
     });
-  const unimplemented =
-    (name: string): Handler =>
-    (_call, callback) =>
-      callback(notServed(name));
-  const DiffChanges = (messages.DiffResponse as unknown as { DiffChanges: Record<string, number> })
-    .DiffChanges;
-
-  const handlers: Record<string, Handler> = {
-    getPluginInfo: unary(() => message(pluginMessages.PluginInfo, { setVersion: impl.version })),
-    getSchema: unary(async (r) => {
-      if (r.getVersion() !== 0) throw new Error(`unsupported schema version ${r.getVersion()}`);
-      return message(messages.GetSchemaResponse, { setSchema: (await impl.getSchema?.()) ?? "{}" });
-    }),
-    checkConfig: unimplemented("CheckConfig"),
-    diffConfig: unimplemented("DiffConfig"),
-    configure: unary(() =>
-      message(messages.ConfigureResponse, {
-        setAcceptsecrets: true,
-        setAcceptresources: true,
-        setAcceptoutputs: true,
-      }),
-    ),
-    check: unary(async (r) => {
-      const news = props(r.getNews());
-      const result = (await impl.check?.(r.getUrn(), props(r.getOlds()), news)) ?? {};
-      const failures = (result.failures ?? []).map((f) =>
-        message(messages.CheckFailure, { setProperty: f.property, setReason: f.reason }),
-      );
-      return message(messages.CheckResponse, {
-        setInputs: struct(result.inputs ?? news),
-        setFailuresList: failures.length > 0 ? failures : undefined,
-      });
-    }),
-    diff: unary(async (r) => {
-      const result = (await impl.diff?.(r.getId(), r.getUrn(), props(r.getOlds()), props(r.getNews()))) ?? {};
-      const changes =
-        result.changes === true
-          ? DiffChanges.DIFF_SOME
-          : result.changes === false
-            ? DiffChanges.DIFF_NONE
-            : DiffChanges.DIFF_UNKNOWN;
-      return message(messages.DiffResponse, {
-        setChanges: changes,
-        setReplacesList:
-          result.replaces !== undefined && result.replaces.length > 0 ? result.replaces : undefined,
-        setDeletebeforereplace: result.deleteBeforeReplace === true ? true : undefined,
-      });
-    }),
-    create: unary(async (r) => {
-      if (impl.create === undefined) throw new Error(`unknown resource type ${r.getUrn()}`);
-      const result = await impl.create(r.getUrn(), props(r.getProperties()));
-      return message(messages.CreateResponse, { setId: result.id, setProperties: struct(result.outs) });
-    }, false),
-    read: unary(async (r) => {
-      const result = (await impl.read?.(r.getId(), r.getUrn(), props(r.getProperties()))) ?? {};
-      return message(messages.ReadResponse, {
-        setId: result.id,
-        setProperties: result.props === undefined ? undefined : struct(result.props),
-        setInputs: result.inputs === undefined ? undefined : struct(result.inputs),
-      });
-    }),
-    update: unary(async (r) => {
-      const result =
-        (await impl.update?.(r.getId(), r.getUrn(), props(r.getOlds()), props(r.getNews()))) ?? {};
-      return message(messages.UpdateResponse, { setProperties: struct(result.outs) });
-    }, false),
-    delete: unary(async (r) => {
-      await impl.delete?.(r.getId(), r.getUrn(), props(r.getProperties()));
-      return new Empty();
-    }),
-    cancel: unary(() => new Empty()),
-    attach: unary(() => new Empty()),
-  };
-
-  const server = new grpcJs.Server({
-    "grpc.max_receive_message_length": MAX_MESSAGE,
-    "grpc.server_max_unrequested_time_in_server": 30 * 60,
   });
-  // Every call of the service this provider does not serve answers UNIMPLEMENTED by name.
-  const implementation: Record<string, Handler> = {};
-  for (const [name, method] of Object.entries(services.ResourceProviderService)) {
-    const rpc = method.path.slice(method.path.lastIndexOf("/") + 1);
-    const streaming: Handler = (call) =>
-      (call as unknown as grpc.ServerWritableStream<unknown, unknown>).emit("error", notServed(rpc));
-    implementation[name] =
-      handlers[name] ?? (method.requestStream || method.responseStream ? streaming : unimplemented(rpc));
-  }
-  server.addService(services.ResourceProviderService, implementation as grpc.UntypedServiceImplementation);
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync("127.0.0.1:0", grpcJs.ServerCredentials.createInsecure(), (err, p) =>
-      err ? reject(err) : resolve(p),
-    );
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port));
   });
   process.stdout.write(`${port}\n`);
 }

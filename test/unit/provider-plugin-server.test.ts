@@ -2,8 +2,8 @@
  * The package's plugin as the engine meets it, without an engine: its executable prints a port,
  * and a gRPC client of Pulumi's `ResourceProvider` service (the SDK's generated one) gets the
  * plugin's version and schema, a check whose inputs keep their secrets marked and whose failures
- * name the property, and `UNIMPLEMENTED` for a call the provider does not serve. Serving loads
- * neither the SDK's resource runtime nor its closure serializer. The engine path is in
+ * name the property, and `UNIMPLEMENTED` for a call the provider does not serve. Its port is out
+ * before it loads `@grpc/grpc-js`, the protocol's messages or the SDK's runtime. The engine path is in
  * cli-pulumi-yaml.test.ts and provider-package-route.test.ts.
  */
 import assert from "node:assert/strict";
@@ -124,13 +124,14 @@ test("a call the provider does not serve answers UNIMPLEMENTED", async () => {
   await assert.rejects(call("diffConfig", request("DiffRequest", {})), { code: grpcJs.status.UNIMPLEMENTED });
 });
 
-test("serving loads neither the SDK's resource runtime nor its closure serializer", async () => {
+test("the plugin prints its port before loading gRPC's library, the protocol's messages, the SDK's resource runtime or its closure serializer", async () => {
   const code = String.raw`const { createRequire } = require("node:module");
 process.stdout.write = ((write) => (s, ...a) => {
   const loaded = Object.keys(require.cache);
   const hit = (re) => loaded.filter((k) => re.test(k)).length;
   write(JSON.stringify({
-    grpc: hit(/@grpc[\\/]grpc-js[\\/]build[\\/]src[\\/]server\.js$/),
+    grpc: hit(/@grpc[\\/]grpc-js[\\/]/),
+    messages: hit(/proto[\\/]provider_pb\.js$/),
     runtime: hit(/@pulumi[\\/]pulumi[\\/](runtime[\\/]settings|resource|output)\.js$/),
     closure: hit(/typescript\.js$|runtime[\\/]closure[\\/]/),
   }) + "\n");
@@ -143,5 +144,5 @@ require(${JSON.stringify(repoRoot())})();`;
     stdio: ["ignore", "pipe", "inherit"],
   });
   const [line] = (await once(child.stdout, "data")) as [Buffer];
-  assert.deepEqual(JSON.parse(line.toString()), { grpc: 1, runtime: 0, closure: 0 });
+  assert.deepEqual(JSON.parse(line.toString()), { grpc: 0, messages: 0, runtime: 0, closure: 0 });
 });
