@@ -178,6 +178,7 @@ const SURFACE: Readonly<Record<string, readonly string[]>> = {
     "StackLock",
     "Strategy",
     "recoverInterruptedUpdate",
+    "withPackageProvider",
   ],
   "./pulumi/dynamic": [
     "ChartSource",
