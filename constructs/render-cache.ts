@@ -24,7 +24,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join, relative } from "node:path";
-import { canonicalJson } from "../core/handoff/record.js";
+import { canonicalJson } from "../core/handoff/../util/canonical-json.js";
 import type { TemplateOptions } from "../core/helm/index.js";
 import { exactChartVersion } from "../core/spec/chart-facts.js";
 import type { ResolvedChartSource, ResolvedSpec } from "../core/spec/index.js";

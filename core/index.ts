@@ -37,7 +37,7 @@ export {
   SpecError,
   TransientHelmError,
 } from "./errors.js";
-export { newDigestKey } from "./handoff/keyed-digest.js";
+export { newDigestKey } from "./handoff/digests.js";
 export {
   type HandoffChartSource,
   type HandoffRecord,

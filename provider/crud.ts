@@ -30,8 +30,7 @@
 import { createHmac } from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
 import { SpecError } from "../core/errors.js";
-import { keyedValuesDigest } from "../core/handoff/keyed-digest.js";
-import { valuesFingerprint } from "../core/handoff/record.js";
+import { keyedValuesDigest, valuesFingerprint } from "../core/handoff/digests.js";
 import { mayCallHelm, STRATEGY_TABLE } from "../core/lifecycle/strategy.js";
 import { validateSpec } from "../core/spec/index.js";
 import keepCompileCache from "./compile-cache.cjs";

@@ -19,7 +19,7 @@ import { randomBytes } from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
 import { waitForApiServer } from "../core/cluster/readiness.js";
 import { DeadlineExceededError } from "../core/errors.js";
-import { keyedValuesDigest, newDigestKey } from "../core/handoff/keyed-digest.js";
+import { keyedValuesDigest, newDigestKey } from "../core/handoff/digests.js";
 import { HelmRunner, type ReleaseInfo } from "../core/helm/index.js";
 import { ensureRelease } from "../core/lifecycle/ensure.js";
 import { removeRelease } from "../core/lifecycle/remove.js";

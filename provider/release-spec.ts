@@ -6,7 +6,7 @@
  * @module
  */
 
-import { keyedValuesDigest, newDigestKey } from "../core/handoff/keyed-digest.js";
+import { keyedValuesDigest, newDigestKey } from "../core/handoff/digests.js";
 import { makeHandoffRecord } from "../core/handoff/record.js";
 import { keyedOwnerId, type ReleaseOwner } from "../core/lifecycle/ownership.js";
 import type { AddonSpec } from "../core/spec/index.js";

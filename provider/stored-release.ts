@@ -8,8 +8,8 @@
  * @module
  */
 
-import { isKeyedDigest } from "../core/handoff/keyed-digest.js";
-import { digestOf, type HandoffRecord } from "../core/handoff/record.js";
+import { digestOf, isKeyedDigest } from "../core/handoff/digests.js";
+import type { HandoffRecord } from "../core/handoff/record.js";
 import type { ChartSource, InstallOptions, RetryPolicy, Strategy } from "../core/spec/index.js";
 
 /** The chart reference as stored: the repository password lives in {@link ReleaseInputs.chartPassword}. */

@@ -3,12 +3,8 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import type { ChartSource, ResolvedChartSource, Strategy } from "../spec/index.js";
-import { canonicalJson } from "../util/canonical-json.js";
-import { keyedValuesDigest } from "./keyed-digest.js";
-
-export { canonicalJson } from "../util/canonical-json.js";
+import { keyedValuesDigest } from "./digests.js";
 
 /** The chart source as recorded: repository and name, or path. Credentials are never recorded. */
 export type HandoffChartSource =
@@ -104,20 +100,6 @@ export interface HandoffRecordInput {
   readonly installedAt: string | Date;
   /** Whether the release was adopted. @default - false */
   readonly adopted?: boolean;
-}
-
-/** `"sha256:" + hex` of the {@link canonicalJson} of any JSON-like value. */
-export function digestOf(value: unknown): string {
-  return `sha256:${createHash("sha256").update(canonicalJson(value)).digest("hex")}`;
-}
-
-/**
- * A fingerprint of chart values (an unkeyed digest), for comparisons in memory only: never stored
- * or exported, since anyone could test guesses against it (the stored and exported
- * `valuesDigest` is keyed: `keyedValuesDigest`); `undefined`/`null` count as `{}`.
- */
-export function valuesFingerprint(values: Readonly<Record<string, unknown>> | null | undefined): string {
-  return digestOf(values ?? {});
 }
 
 /** Builds a {@link HandoffRecord}; credentials in the chart source are never copied. */

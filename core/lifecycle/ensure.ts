@@ -34,7 +34,7 @@ import {
   isRetryableFailure,
   ReleaseBusyError,
 } from "../errors.js";
-import { valuesFingerprint } from "../handoff/record.js";
+import { valuesFingerprint } from "../handoff/digests.js";
 import type { HelmRunner, ReleaseInfo } from "../helm/index.js";
 import { Duration } from "../spec/duration.js";
 import type { ResolvedSpec } from "../spec/index.js";

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { valuesFingerprint } from "../handoff/record.js";
+import { valuesFingerprint } from "../handoff/digests.js";
 import { exactChartVersion, localChartMeta } from "../spec/chart-facts.js";
 import type { ResolvedSpec } from "../spec/index.js";
 import { effectiveValues } from "../spec/values.js";

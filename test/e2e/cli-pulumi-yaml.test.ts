@@ -19,7 +19,7 @@ import { existsSync } from "node:fs";
 import { chmod, cp, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { keyedValuesDigest } from "../../core/handoff/keyed-digest.js";
+import { keyedValuesDigest } from "../../core/handoff/digests.js";
 import { packageVersion } from "../../provider/plugin/provider.js";
 import { liveRelease } from "../support/addon.js";
 import { chartPath } from "../support/charts.js";

@@ -7,7 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { type HandoffRecord, valuesFingerprint } from "../../core/handoff/record.js";
+import { valuesFingerprint } from "../../core/handoff/digests.js";
+import type { HandoffRecord } from "../../core/handoff/record.js";
 import { clusterIdentityFromKubeconfig } from "../../core/index.js";
 import type { LocalCluster } from "../../local-cluster/index.js";
 import type { ReleaseStatus } from "../../provider/index.js";

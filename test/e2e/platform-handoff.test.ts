@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type HandoffRecord, valuesFingerprint } from "../../core/handoff/record.js";
+import { valuesFingerprint } from "../../core/handoff/digests.js";
+import type { HandoffRecord } from "../../core/handoff/record.js";
 import { clusterIdentityFromKubeconfig } from "../../core/index.js";
 import { platform, type RootObjectRef } from "../../examples/platform/program.js";
 import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";

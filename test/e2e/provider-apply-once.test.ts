@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { digestOf, valuesFingerprint } from "../../core/handoff/record.js";
+import { digestOf, valuesFingerprint } from "../../core/handoff/digests.js";
 import { clusterIdentityFromKubeconfig } from "../../core/index.js";
 import type { HandoffRecord } from "../../provider/index.js";
 import { type AddonStack, addonStack, liveRelease } from "../support/addon.js";

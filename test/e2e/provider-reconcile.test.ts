@@ -7,7 +7,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { digestOf } from "../../core/handoff/record.js";
+import { digestOf } from "../../core/handoff/digests.js";
 import { generatePki } from "../../local-cluster/certs.js";
 import type { ClusterAddonArgs } from "../../provider/index.js";
 import { type AddonStack, addonStack, liveRelease } from "../support/addon.js";

@@ -1,8 +1,15 @@
 import assert from "node:assert/strict";
 import { createHash, createHmac } from "node:crypto";
 import { test } from "node:test";
-import { isKeyedDigest, keyedValuesDigest, newDigestKey } from "../../core/handoff/keyed-digest.js";
-import { canonicalJson, digestOf, makeHandoffRecord, valuesFingerprint } from "../../core/handoff/record.js";
+import { canonicalJson } from "../../core/handoff/../util/canonical-json.js";
+import {
+  digestOf,
+  isKeyedDigest,
+  keyedValuesDigest,
+  newDigestKey,
+  valuesFingerprint,
+} from "../../core/handoff/digests.js";
+import { makeHandoffRecord } from "../../core/handoff/record.js";
 
 test("valuesFingerprint does not depend on key order", () => {
   const a = valuesFingerprint({ b: 1, a: { y: [1, 2], x: "s" } });

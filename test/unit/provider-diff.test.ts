@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { keyedValuesDigest } from "../../core/handoff/keyed-digest.js";
-import { makeHandoffRecord, valuesFingerprint } from "../../core/handoff/record.js";
+import { keyedValuesDigest, valuesFingerprint } from "../../core/handoff/digests.js";
+import { makeHandoffRecord } from "../../core/handoff/record.js";
 import { diff } from "../../provider/crud.js";
 import type { ReleaseInputs, ReleaseOutputs } from "../../provider/stored-release.js";
 

@@ -1,5 +1,6 @@
 /**
- * Keyed digests of chart values: HMAC-SHA256 of the values' canonical JSON under a random key that
+ * The digests of chart values: an unkeyed fingerprint for comparisons in memory only
+ * ({@link valuesFingerprint}), and the keyed digests that are stored: HMAC-SHA256 of the values' canonical JSON under a random key that
  * belongs to one release (generated at its first create, kept as a Pulumi secret in state, reused
  * by every update and refresh). Whoever holds only the digest cannot test guesses of the values
  * offline, and two releases with the same values store different digests; whoever holds the key
@@ -8,7 +9,7 @@
  *
  * @module
  */
-import { createHmac, randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import { canonicalJson } from "../util/canonical-json.js";
 
 /** The prefix of every keyed digest: `hmac-sha256:` then 64 hex digits. */
@@ -36,4 +37,18 @@ export function keyedValuesDigest(
 /** Whether `digest` is a keyed digest (as opposed to an unkeyed `sha256:` one of older versions). */
 export function isKeyedDigest(digest: unknown): boolean {
   return typeof digest === "string" && /^hmac-sha256:[0-9a-f]{64}$/.test(digest);
+}
+
+/** `"sha256:" + hex` of the {@link canonicalJson} of any JSON-like value. */
+export function digestOf(value: unknown): string {
+  return `sha256:${createHash("sha256").update(canonicalJson(value)).digest("hex")}`;
+}
+
+/**
+ * A fingerprint of chart values (an unkeyed digest), for comparisons in memory only: never stored
+ * or exported, since anyone could test guesses against it (the stored and exported
+ * `valuesDigest` is keyed: `keyedValuesDigest`); `undefined`/`null` count as `{}`.
+ */
+export function valuesFingerprint(values: Readonly<Record<string, unknown>> | null | undefined): string {
+  return digestOf(values ?? {});
 }
