@@ -35,12 +35,12 @@ import {
   validateKnownArgs,
 } from "./addon-inputs.js";
 import { usesPackageProvider } from "./package-provider.js";
+import { quietPromiseStacks } from "./process-edge.js";
 import {
   ADDON_TYPE,
   type AddonReleaseArgs,
   DYNAMIC_RELEASE_TYPE,
   PROVIDER_SOURCE,
-  quietPromiseStacks,
   releaseProps,
 } from "./release.js";
 import {

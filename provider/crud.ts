@@ -33,7 +33,7 @@ import { SpecError } from "../core/errors.js";
 import { keyedValuesDigest, valuesFingerprint } from "../core/handoff/digests.js";
 import { mayCallHelm, STRATEGY_TABLE } from "../core/lifecycle/strategy.js";
 import { validateSpec } from "../core/spec/index.js";
-import keepCompileCache from "./compile-cache.cjs";
+import { keepCompileCache } from "./process-edge.js";
 import { progressLine } from "./progress.js";
 import { digestKeyOf, outputsOf, toSpec } from "./release-spec.js";
 import {

@@ -74,21 +74,3 @@ export function releaseProps(args: AddonReleaseArgs): pulumi.Inputs {
     ownerInstance: undefined,
   };
 }
-
-/**
- * Turns off the Pulumi SDK's debug stack traces for a registration of ours (a release, the
- * registration of an add-on) until the returned function restores them: the SDK
- * captures `new Error().stack` for each of the four promises of every property it registers (for
- * its leaked-promise report), and with source maps installed each capture costs about 0.3 ms, a
- * quarter of a second for ten add-ons before the first release reaches the engine. Those traces
- * would only point into this package; a resource's own source position is still recorded (the
- * SDK lifts the limit for it).
- * @internal
- */
-export function quietPromiseStacks(): () => void {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  return () => {
-    Error.stackTraceLimit = limit;
-  };
-}

@@ -7,14 +7,14 @@
  * executable to run (Windows, or a command given the package directory itself, such as `pulumi
  * package add` or `pulumi package get-schema`), it uses `PulumiPlugin.yaml`: the plugin host
  * `require`s this file and, getting a function, calls it with `process.argv` set to the engine's
- * arguments. Either way the function turns on Node's compile cache (`../compile-cache.cts`), loads
- * the provider (`provider.ts`) and serves it.
+ * arguments. Either way the function turns on Node's compile cache (`keepCompileCache`), loads
+ * the provider and serves it.
  *
  * @module
  */
 async function servePlugin(): Promise<void> {
   // Before anything else loads, so that the Pulumi SDK and helm-handoff are cached too.
-  (require("../compile-cache.cjs") as typeof import("../compile-cache.cjs"))();
+  (await import("../process-edge.js")).keepCompileCache();
   const { serve } = await import("./provider.js");
   await serve(process.argv.slice(2));
 }

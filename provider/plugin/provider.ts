@@ -19,6 +19,7 @@ import { readFileSync } from "node:fs";
 import type * as provider from "@pulumi/pulumi/provider/index.js";
 import { SpecError } from "../../core/errors.js";
 import type { ResolvedAddonArgs } from "../addon-inputs.js";
+import { plainStackTraces } from "../process-edge.js";
 import { ADDON_TYPE } from "../release.js";
 import type { ReleaseInputs, ReleaseOutputs } from "../stored-release.js";
 import { containsUnknown, UNKNOWN, unwrapSecrets, wrapSecrets } from "./secrets.js";
@@ -155,12 +156,10 @@ export function helmHandoffProvider(version: string = packageVersion()): provide
 /**
  * Serves the provider to the engine (`args`: the engine's address and flags, as the engine or the
  * plugin host passes them; the provider makes no call back to the engine, so it reads none).
- *
- * Stack traces stay plain V8 ones in this process: Pulumi's plugin host registers ts-node's hook,
- * which would map every frame through source maps (this package ships JavaScript).
+ Stack traces stay plain V8 ones in this process.
  */
 export async function serve(_args: readonly string[]): Promise<void> {
-  (Error as { prepareStackTrace?: unknown }).prepareStackTrace = undefined;
+  plainStackTraces();
   const { serveProvider } = await import("./server.js");
   // The engine's first call after configuring a provider is a check: have its code loaded by then.
   await serveProvider(helmHandoffProvider(), () => {

@@ -5,7 +5,7 @@
  * (`require("helm-handoff/pulumi")`). Each installs the `npm pack` tarball, then: `up` installs
  * revision 1, `preview --diff` after a values change plans no update, the next `up` leaves revision
  * 1, `destroy` keeps the release. With `NODE_COMPILE_CACHE` set, Pulumi's dynamic provider host
- * writes the compile cache although the engine ends it with SIGINT (provider/compile-cache.cts).
+ * writes the compile cache although the engine ends it with SIGINT (`keepCompileCache`).
  */
 import assert from "node:assert/strict";
 import { cp, readdir, readFile } from "node:fs/promises";

@@ -185,7 +185,7 @@ describe("helm-handoff as a Pulumi package, from a YAML program through the CLI"
 
   test("the plugin writes Node's compile cache although the engine ends it with SIGINT", async () => {
     // The YAML host and the CLI are Go: the only Node.js processes of a preview are the plugin's
-    // (the YAML host's launch for the schema, the engine's). Without provider/compile-cache.cts
+    // (the YAML host's launch for the schema, the engine's). Without `keepCompileCache`
     // they die of the engine's SIGINT and the directory stays empty.
     const p = await project("yaml-compile-cache", { "Pulumi.yaml": yamlProgram("hh-yaml-compile-cache") });
     const cache = join(p.dir, "node-compile-cache");

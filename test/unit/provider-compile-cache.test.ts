@@ -1,5 +1,5 @@
 /**
- * Node's compile cache in the provider processes (`provider/compile-cache.cts`): a child process
+ * Node's compile cache in the provider processes (`keepCompileCache`): a child process
  * stands in for a provider, and is ended the way Pulumi's engine ends a plugin, SIGINT to its
  * process group. With `keepCompileCache` the cache is on disk afterwards and the process still dies
  * of the signal; with Node's `enableCompileCache` alone nothing is written (why the module exists).
@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { repoRoot } from "../support/repo-root.js";
 
-const KEEP = join(repoRoot(), "dist", "provider", "compile-cache.cjs");
+const KEEP = join(repoRoot(), "dist", "provider", "process-edge.js");
 
 /** Runs `setup` then loads a module in a node child, ends it with SIGINT to its group, and counts the cache's files. */
 async function endedBySigint(setup: string): Promise<{ signal: string | null; files: number }> {
@@ -44,7 +44,7 @@ async function endedBySigint(setup: string): Promise<{ signal: string | null; fi
 }
 
 test("a provider process writes Node's compile cache when SIGINT ends it, and still dies of that signal", async () => {
-  const kept = await endedBySigint(`require(${JSON.stringify(KEEP)})();`);
+  const kept = await endedBySigint(`require(${JSON.stringify(KEEP)}).keepCompileCache();`);
   assert.equal(kept.signal, "SIGINT");
   assert.ok(kept.files > 0, `the cache has ${kept.files} files`);
 });
@@ -55,7 +55,7 @@ test("with Node's compile cache merely enabled, a process that SIGINT ends write
 });
 
 test("keeping the compile cache twice installs one SIGINT listener", async () => {
-  const code = `const keep = require(${JSON.stringify(KEEP)}); keep(); keep(); console.log(process.listenerCount("SIGINT"));`;
+  const code = `const { keepCompileCache: keep } = require(${JSON.stringify(KEEP)}); keep(); keep(); console.log(process.listenerCount("SIGINT"));`;
   const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   child.stdout.on("data", (d: Buffer) => {

@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { releaseInputsOf, strategyOptions } from "../../provider/addon-inputs.js";
-import { quietPromiseStacks, releaseProps } from "../../provider/release.js";
+import { quietPromiseStacks } from "../../provider/process-edge.js";
+import { releaseProps } from "../../provider/release.js";
 
 test("a release registers with no debug stack traces and the stack trace limit comes back after", () => {
   const before = Error.stackTraceLimit;
