@@ -72,7 +72,12 @@ export async function liveRelease(
     throw new Error(`helm status ${name}: ${status.stderr}`);
   }
   const parsed = JSON.parse(status.stdout) as { version: number; info: { status: string } };
-  const values = await runHelm(["get", "values", name, ...kc, "-o", "json"]);
+  const values = await runHelm(["get", "values", name, ...kc, "-o", "json"], { check: false });
+  if (values.exitCode !== 0) {
+    // Uninstalled between the two calls (a controller's uninstall racing the read).
+    if (/not found/.test(values.stderr)) return undefined;
+    throw new Error(`helm get values ${name}: ${values.stderr}`);
+  }
   return {
     revision: parsed.version,
     status: parsed.info.status,
