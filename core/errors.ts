@@ -278,6 +278,8 @@ function firstLine(s: string): string {
 export class ReleaseBusyError extends HelmHandoffError {
   /** `namespace/name` of the release. */
   public readonly release: string;
+  /** What makes it busy, e.g. `release is pending-upgrade since …`. */
+  public readonly detail: string;
 
   /**
    * @param release - `namespace/name` of the release
@@ -286,6 +288,7 @@ export class ReleaseBusyError extends HelmHandoffError {
   public constructor(release: string, detail: string, options?: { readonly cause?: unknown }) {
     super("RELEASE_BUSY", `${release}: ${detail}`, options);
     this.release = release;
+    this.detail = detail;
   }
 }
 

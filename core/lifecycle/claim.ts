@@ -26,10 +26,7 @@ export async function claimOn(
     return await controllerClaim(client, { name, namespace });
   } catch (error) {
     if (error instanceof ReleaseBusyError) {
-      throw new ReleaseBusyError(
-        `${namespace}/${name}`,
-        runner.redact(error.message.slice(namespace.length + name.length + 3)),
-      );
+      throw new ReleaseBusyError(error.release, runner.redact(error.detail));
     }
     throw new Error(runner.redact(error instanceof Error ? error.message : String(error)));
   } finally {
