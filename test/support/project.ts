@@ -162,6 +162,8 @@ export interface CliResult {
 export interface PulumiCli {
   /** Runs `pulumi ARGS` in the project; rejects with the command's output when it fails. */
   run(args: readonly string[], options?: Pick<Options, "input" | "inputFile">): Promise<CliResult>;
+  /** The stack's `file://` backend directory (state and locks). */
+  readonly backendDir: string;
   /** Removes the backend and PULUMI_HOME directories. */
   dispose(): Promise<void>;
 }
@@ -200,6 +202,7 @@ export async function pulumiCli(
   await run(["stack", "init", `t${Math.random().toString(36).slice(2, 10)}`]);
   return {
     run,
+    backendDir,
     dispose: async () => {
       await rm(backendDir, { recursive: true, force: true });
       await rm(home, { recursive: true, force: true });

@@ -95,7 +95,8 @@ export async function testStack(options: TestStackOptions): Promise<TestStack> {
   };
 }
 
-async function readTree(dir: string): Promise<string> {
+/** Every file under `dir`, read as text and concatenated (a backend's state, for secret scans). */
+export async function readTree(dir: string): Promise<string> {
   let text = "";
   for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
     if (entry.isFile()) text += await readFile(join(entry.parentPath, entry.name), "utf8");

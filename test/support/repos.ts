@@ -60,12 +60,16 @@ export interface HttpChartRepo {
   readonly url: string;
   /** The archives served (also listed in the served index.yaml). */
   readonly charts: readonly PackagedChart[];
-  /** How many requests were received so far, failed ones included. */
+  /** How many requests were received so far, failed and held ones included. */
   requests(): number;
   /** Every request received so far, in order. */
   log(): readonly RepoRequest[];
   /** Answer 503 to the next `n` requests as well. */
   failNext(n: number): void;
+  /** Hold every request received in the next `ms` milliseconds until that time has passed (a stalled repository). */
+  stallFor(ms: number): void;
+  /** Ends a stall and cancels the 503s still due: the repository answers normally again. */
+  heal(): void;
   /** Stops the server (closing open connections) and removes the archives. */
   close(): Promise<void>;
 }
@@ -83,6 +87,8 @@ export async function startHttpChartRepo(options: HttpChartRepoOptions): Promise
   });
   const log: RepoRequest[] = [];
   let failing = Math.max(0, options.failFirst ?? 0);
+  let stalledUntil = 0;
+  let received = 0;
   let files = new Map<string, { file: string; type: string }>();
 
   /** Records the request and sends `status`, with `served` as the body when it is 200. */
@@ -103,7 +109,16 @@ export async function startHttpChartRepo(options: HttpChartRepoOptions): Promise
     response.end(request.method === "HEAD" ? undefined : served.body);
   };
 
+  const receive = (request: IncomingMessage, response: ServerResponse): void => {
+    received++;
+    handle(request, response);
+  };
   const handle = (request: IncomingMessage, response: ServerResponse): void => {
+    const stall = stalledUntil - Date.now();
+    if (stall > 0) {
+      setTimeout(() => handle(request, response), stall);
+      return;
+    }
     if (failing > 0) {
       failing--;
       answer(request, response, 503);
@@ -122,10 +137,10 @@ export async function startHttpChartRepo(options: HttpChartRepoOptions): Promise
   };
   const server =
     options.tls === undefined
-      ? createServer(handle)
+      ? createServer(receive)
       : createHttpsServer(
           { cert: readFileSync(options.tls.cert), key: readFileSync(options.tls.key) },
-          handle,
+          receive,
         );
   try {
     await new Promise<void>((resolveListen, reject) => {
@@ -146,10 +161,17 @@ export async function startHttpChartRepo(options: HttpChartRepoOptions): Promise
     return {
       url,
       charts: packaged.charts,
-      requests: () => log.length,
+      requests: () => received,
       log: () => [...log],
       failNext(n: number): void {
         failing += Math.max(0, n);
+      },
+      stallFor(ms: number): void {
+        stalledUntil = Math.max(stalledUntil, Date.now() + ms);
+      },
+      heal(): void {
+        failing = 0;
+        stalledUntil = 0;
       },
       async close(): Promise<void> {
         await closeServer();

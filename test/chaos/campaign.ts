@@ -1,0 +1,98 @@
+/**
+ * The seeded fault campaign: `runs` runs (run i has seed `seed + i`, so one run is replayed with
+ * `--seed SEED+i --runs 1`) on one shared world, then the figures: runs, faults injected by kind,
+ * runs converged, tries and time to converge, errors users saw by class, temp dirs swept, and the
+ * invariant violations with the seed of each failing run. `npm run chaos -- --seed S --runs N
+ * --addons K` runs it (`main.ts`); test/e2e/chaos.test.ts runs a short fixed-seed campaign.
+ *
+ * Test-only code.
+ *
+ * @module
+ */
+import { median } from "../../bench/stats.js";
+import { FAULT_KINDS, type FaultKind } from "./faults.js";
+import { type RunReport, runOnce } from "./run.js";
+import { typedErrorClass } from "./user-errors.js";
+import { startWorld } from "./world.js";
+
+/** Options of {@link runCampaign}. */
+export interface CampaignOptions {
+  /** Seed of the first run. */
+  readonly seed: number;
+  readonly runs: number;
+  /** Add-ons per run. */
+  readonly addons: number;
+  /** Progress and per-run lines. */
+  readonly log: (line: string) => void;
+}
+
+/** The campaign's result. */
+export interface CampaignResult {
+  readonly reports: readonly RunReport[];
+  /** The figures, as printed. */
+  readonly figures: string;
+  /** Seeds of the runs that broke an invariant. */
+  readonly failedSeeds: readonly number[];
+}
+
+/** Runs the campaign; never throws for what a run finds (only when the world cannot start). */
+export async function runCampaign(options: CampaignOptions): Promise<CampaignResult> {
+  const { log } = options;
+  const world = await startWorld(log);
+  const reports: RunReport[] = [];
+  const started = Date.now();
+  try {
+    for (let i = 0; i < options.runs; i++) {
+      const seed = (options.seed + i) >>> 0;
+      const report = await runOnce({ world, seed, addons: options.addons, log });
+      reports.push(report);
+      const verdict = report.violations.length === 0 ? "ok" : `FAILED (seed ${seed})`;
+      log(`run ${i + 1}/${options.runs} seed ${seed}: ${verdict} in ${(report.ms / 1000).toFixed(1)} s`);
+      for (const v of report.violations) log(`  violation: ${v}`);
+    }
+  } finally {
+    await world.close();
+  }
+  const failedSeeds = reports.filter((r) => r.violations.length > 0).map((r) => r.seed);
+  const figures = figuresOf(reports, options, Date.now() - started);
+  return { reports, figures, failedSeeds };
+}
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+function figuresOf(reports: readonly RunReport[], options: CampaignOptions, ms: number): string {
+  const ops = reports.flatMap((r) => r.ops);
+  const hit = ops.filter((o) => o.injection.hit);
+  const byKind = (kind: FaultKind): string => {
+    const drawn = ops.filter((o) => o.injection.plan.kind === kind);
+    return `${kind} ${drawn.filter((o) => o.injection.hit).length}/${drawn.length}`;
+  };
+  const faultedFailed = hit.filter((o) => o.tries > 1);
+  const errors = reports.flatMap((r) => r.errors);
+  const classes = new Map<string, number>();
+  for (const e of errors) {
+    const key = e.kind === "typed" ? (typedErrorClass(e.message) ?? "typed") : e.kind;
+    classes.set(key, (classes.get(key) ?? 0) + 1);
+  }
+  const drivers = new Map<string, number>();
+  for (const r of reports) drivers.set(r.driver, (drivers.get(r.driver) ?? 0) + 1);
+  const violations = reports.reduce((n, r) => n + r.violations.length, 0);
+  const failed = reports.filter((r) => r.violations.length > 0);
+  const s = (v: number): string => `${(v / 1000).toFixed(1)} s`;
+  return [
+    `chaos campaign: seed ${options.seed}, ${reports.length} runs of ${options.addons} add-ons, ${s(ms)} in all`,
+    `drivers: ${[...drivers].map(([d, n]) => `${d} ${n}`).join(", ")}`,
+    `operations: ${ops.length}; faults injected (hit/drawn): ${hit.length}/${ops.length}`,
+    `  by kind: ${FAULT_KINDS.map(byKind).join(", ")}`,
+    `runs converged: ${reports.filter((r) => r.converged).length}/${reports.length}`,
+    `operations a fault made fail: ${faultedFailed.length}; tries to converge over hit faults: median ${median(hit.map((o) => o.tries))}, max ${Math.max(0, ...hit.map((o) => o.tries))}`,
+    `time to converge over hit faults: p50 ${s(percentile(hit.map((o) => o.ms), 50))}, p95 ${s(percentile(hit.map((o) => o.ms), 95))}`,
+    `errors users saw: ${[...classes].map(([c, n]) => `${c} ${n}`).join(", ") || "none"}`,
+    `temp dirs left by killed processes and removed by the next one's sweep: ${reports.reduce((n, r) => n + r.swept, 0)}`,
+    `invariant violations: ${violations}${failed.length > 0 ? ` in runs with seeds ${failed.map((r) => r.seed).join(", ")}` : ""}`,
+  ].join("\n");
+}

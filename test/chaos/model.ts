@@ -1,0 +1,111 @@
+/**
+ * What the campaign expects of each add-on of a run: its program (strategy, chart source, values,
+ * the secret in its values) and the release the cluster should hold after the operations so far,
+ * updated after every operation that converged. The rules are the product's promises: a Reconcile
+ * add-on's release has the program's values and is uninstalled by destroy; an ApplyOnce add-on's
+ * keeps the values it was installed with (or found with, when it adopted a release) through value
+ * changes, replacement and destroy; a release another owner wrote keeps that owner's revision.
+ *
+ * Test-only code.
+ *
+ * @module
+ */
+import type { ClusterAddonArgs } from "../../provider/index.js";
+import type { Decl } from "./drivers.js";
+import type { Rng } from "./rng.js";
+import { CHAOS_CHART, CHAOS_CHART_VERSION, type ChartSourceKind, type World } from "./world.js";
+
+/** Values of a release. */
+export type Values = Record<string, unknown>;
+
+/** A helm storage revision pinned when another owner wrote it: it must never change. */
+export interface Pinned {
+  readonly revision: number;
+  readonly secretName: string;
+  readonly uid: string;
+  readonly resourceVersion: string;
+  readonly data: string;
+}
+
+/** One add-on of a run. */
+export interface AddonModel {
+  /** Resource name and release name. */
+  readonly name: string;
+  strategy: "ApplyOnce" | "Reconcile";
+  readonly source: ChartSourceKind;
+  /** Bumped by every values change. */
+  gen: number;
+  /** The secret in its values now (a new one with every values change). */
+  token: string;
+  /** Every secret its values had during the run (searched for in the state and the output). */
+  readonly tokens: string[];
+  /** The values the release should hold, or undefined when there should be no release. */
+  expected: Values | undefined;
+  /** Declared by the program. */
+  inStack: boolean;
+  /** A release planted under its name before the first up, by someone else. */
+  foreign?: Pinned;
+  /** A revision another owner wrote on top of ours (a GitOps upgrade after handoff). */
+  takenOver?: Pinned;
+}
+
+/** The values the program gives an add-on now. */
+export function programValues(a: AddonModel, runSeed: number): Values {
+  return { count: 1, kibPerObject: 1, run: runSeed, gen: a.gen, token: a.token };
+}
+
+/** Draws the add-ons of a run. */
+export function drawAddons(rng: Rng, count: number, prefix: string): AddonModel[] {
+  return Array.from({ length: count }, (_, i) => {
+    const strategy = rng.chance(0.5) ? ("ApplyOnce" as const) : ("Reconcile" as const);
+    const source = rng.pick(["repo", "oci", "path"] as const);
+    const token = newToken(rng);
+    return { name: `${prefix}-${i}`, strategy, source, gen: 0, token, tokens: [token], expected: undefined, inStack: true };
+  });
+}
+
+/** A new secret for an add-on's values. */
+export function newToken(rng: Rng): string {
+  return `tok${rng.token(20)}`;
+}
+
+/** The program's declaration of an add-on. */
+export function declOf(world: World, a: AddonModel, runSeed: number): Decl {
+  const chart: ClusterAddonArgs["chart"] =
+    a.source === "path"
+      ? { path: world.chartDir }
+      : a.source === "repo"
+        ? { repo: world.repo.url, name: CHAOS_CHART, version: CHAOS_CHART_VERSION }
+        : { repo: world.oci.url, name: CHAOS_CHART, version: CHAOS_CHART_VERSION, plainHttp: true };
+  return {
+    name: a.name,
+    args: {
+      kubeconfig: world.kubeconfig,
+      chart,
+      releaseName: a.name,
+      namespace: "default",
+      strategy: a.strategy,
+      values: programValues(a, runSeed),
+      install: { timeout: "20s" },
+      retry: { deadline: "40s", minBackoff: "500ms", maxBackoff: "3s" },
+    },
+  };
+}
+
+/** The model after an `up` converged: Reconcile releases follow the program, ApplyOnce ones stay. */
+export function afterUp(addons: readonly AddonModel[], runSeed: number): void {
+  for (const a of addons) {
+    if (!a.inStack) continue;
+    if (a.strategy === "Reconcile") a.expected = programValues(a, runSeed);
+    else a.expected ??= programValues(a, runSeed);
+  }
+}
+
+/** The model after a `destroy` converged: Reconcile releases are gone, ApplyOnce ones stay. */
+export function afterDestroy(addons: readonly AddonModel[]): void {
+  for (const a of addons) {
+    if (!a.inStack) continue;
+    if (a.strategy === "Reconcile") a.expected = undefined;
+    a.inStack = false;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * What other owners do to a run's releases: someone installs a release under a name one add-on
+ * will use before the first `up` (a foreign release), and a GitOps controller upgrades a handed-off
+ * release (another owner's revision on top of ours). Both write with plain helm and the admin
+ * kubeconfig, never with helm-handoff, and pin the helm storage Secret they wrote, which must stay
+ * byte-identical for the rest of the run.
+ *
+ * Test-only code.
+ *
+ * @module
+ */
+import { liveRelease } from "../support/addon.js";
+import { runHelm } from "../support/charts.js";
+import type { Pinned, Values } from "./model.js";
+import type { World } from "./world.js";
+
+/** Reads helm's storage Secret of `release` at `revision` as it is now. */
+export async function readPinned(world: World, release: string, revision: number): Promise<Pinned> {
+  const secretName = `sh.helm.release.v1.${release}.v${revision}`;
+  const res = await world.cluster.request("GET", `/api/v1/namespaces/default/secrets/${secretName}`);
+  if (!res.ok) throw new Error(`reading ${secretName}: HTTP ${res.status} ${res.text}`);
+  const s = res.json<{ metadata: { uid: string; resourceVersion: string; labels?: unknown }; data?: unknown }>();
+  return {
+    revision,
+    secretName,
+    uid: s.metadata.uid,
+    resourceVersion: s.metadata.resourceVersion,
+    data: JSON.stringify({ labels: s.metadata.labels, data: s.data }),
+  };
+}
+
+/** Plain `helm ARGS` as the cluster's admin, in the default namespace. */
+async function helmAsAdmin(world: World, args: readonly string[]): Promise<void> {
+  await runHelm([...args, "--kubeconfig", world.cluster.kubeconfigPath, "--namespace", "default"]);
+}
+
+/** Installs a foreign release `name` from the chart directory; resolves with its values and pin. */
+export async function plantForeignRelease(
+  world: World,
+  name: string,
+  values: Values,
+): Promise<{ readonly values: Values; readonly pinned: Pinned }> {
+  const sets = Object.entries(values).flatMap(([k, v]) => ["--set-string", `${k}=${String(v)}`]);
+  await helmAsAdmin(world, ["install", name, world.chartDir, ...sets]);
+  return settled(world, name);
+}
+
+/** Upgrades `name` as a GitOps controller would (its values plus `owner=gitops`). */
+export async function upgradeAsOtherOwner(
+  world: World,
+  name: string,
+): Promise<{ readonly values: Values; readonly pinned: Pinned }> {
+  await helmAsAdmin(world, ["upgrade", name, world.chartDir, "--reuse-values", "--set-string", "owner=gitops"]);
+  return settled(world, name);
+}
+
+async function settled(world: World, name: string): Promise<{ values: Values; pinned: Pinned }> {
+  const live = await liveRelease(world.cluster, name);
+  if (live === undefined) throw new Error(`release ${name} is missing right after it was written`);
+  return { values: live.values, pinned: await readPinned(world, name, live.revision) };
+}
