@@ -226,7 +226,10 @@ export interface AttemptRecord {
   readonly error: string;
 }
 
-/** A retried operation ran out of time. The message lists every attempt and the last cause. */
+/**
+ * A retried operation ran out of time. The message lists every attempt and the last cause, and ends
+ * with the next step ({@link DEADLINE_NEXT_STEP}).
+ */
 export class DeadlineExceededError extends HelmHandoffError {
   /** Every attempt made, oldest first. */
   public readonly attempts: readonly AttemptRecord[];
@@ -256,13 +259,18 @@ export class DeadlineExceededError extends HelmHandoffError {
       "DEADLINE_EXCEEDED",
       `${what} did not succeed within the deadline of ${deadline} after ${attempts.length} attempt(s):\n` +
         (lines.length > 0 ? `${lines.join("\n")}\n` : "") +
-        `last cause: ${last}`,
+        `last cause: ${last}\n` +
+        `next step: ${DEADLINE_NEXT_STEP}`,
       { cause: lastCause },
     );
     this.attempts = attempts;
     this.lastCause = lastCause;
   }
 }
+
+/** The last line of every {@link DeadlineExceededError}'s message. */
+export const DEADLINE_NEXT_STEP =
+  "fix what the last cause names (or raise retry.deadline if the cluster is only slow to answer), then run the same operation again: it starts from what the cluster holds now";
 
 function firstLine(s: string): string {
   const line = s.split("\n", 1)[0] ?? "";

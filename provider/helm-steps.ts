@@ -146,7 +146,9 @@ const DELETE_REACH_DEADLINE = Duration.seconds(30);
  * under a new address) is left as it is, with a line saying whose it is (`removeRelease`).
  * A cluster that does not answer within 30 s is taken as gone (replaced or deleted): the release
  * is dropped from state with a warning line, so a destroy or a cluster replacement never hangs
- * on a cluster that no longer exists. Any other failure fails the delete (the release stays in state).
+ * on a cluster that no longer exists. Transient failures after that are retried within the add-on's
+ * `retry.deadline` (each uninstall within `install.timeout`); any other failure, or the deadline,
+ * fails the delete (the release stays in state).
  */
 export async function uninstallRelease(props: Outputs): Promise<void> {
   try {
@@ -159,8 +161,12 @@ export async function uninstallRelease(props: Outputs): Promise<void> {
     );
     return;
   }
+  // The add-on's own bounds: each uninstall within install.timeout, all of it within retry.deadline.
+  const spec = validateSpec(toSpec(props));
   await removeRelease(runnerFor(props, "delete"), props.releaseName, props.namespace, {
     owner: ownerOf(props, props.ownerInstance),
     onProgress: (p) => progressLine(props.releaseName, `Reconcile delete: ${p.message}`),
+    timeout: spec.install.timeout,
+    deadline: spec.retry.deadline,
   });
 }

@@ -24,6 +24,11 @@ export interface CampaignOptions {
   readonly addons: number;
   /** Progress and per-run lines. */
   readonly log: (line: string) => void;
+  /**
+   * Run only the runs `i` with `i % count === index` (one lane of a campaign split across
+   * processes, each with its own world). @default - every run
+   */
+  readonly lane?: { readonly index: number; readonly count: number };
 }
 
 /** The campaign's result. */
@@ -42,7 +47,8 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   const reports: RunReport[] = [];
   const started = Date.now();
   try {
-    for (let i = 0; i < options.runs; i++) {
+    const lane = options.lane ?? { index: 0, count: 1 };
+    for (let i = lane.index; i < options.runs; i += lane.count) {
       const seed = (options.seed + i) >>> 0;
       const report = await runOnce({ world, seed, addons: options.addons, log });
       reports.push(report);
@@ -54,7 +60,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     await world.close();
   }
   const failedSeeds = reports.filter((r) => r.violations.length > 0).map((r) => r.seed);
-  const figures = figuresOf(reports, options, Date.now() - started);
+  const figures = campaignFigures(reports, options, Date.now() - started);
   return { reports, figures, failedSeeds };
 }
 
@@ -64,7 +70,12 @@ function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
-function figuresOf(reports: readonly RunReport[], options: CampaignOptions, ms: number): string {
+/** The figures of a campaign's runs (of every lane), as printed. */
+export function campaignFigures(
+  reports: readonly RunReport[],
+  options: Pick<CampaignOptions, "seed" | "addons">,
+  ms: number,
+): string {
   const ops = reports.flatMap((r) => r.ops);
   const hit = ops.filter((o) => o.injection.hit);
   const byKind = (kind: FaultKind): string => {
@@ -90,9 +101,22 @@ function figuresOf(reports: readonly RunReport[], options: CampaignOptions, ms: 
     `  by kind: ${FAULT_KINDS.map(byKind).join(", ")}`,
     `runs converged: ${reports.filter((r) => r.converged).length}/${reports.length}`,
     `operations a fault made fail: ${faultedFailed.length}; tries to converge over hit faults: median ${median(hit.map((o) => o.tries))}, max ${Math.max(0, ...hit.map((o) => o.tries))}`,
-    `time to converge over hit faults: p50 ${s(percentile(hit.map((o) => o.ms), 50))}, p95 ${s(percentile(hit.map((o) => o.ms), 95))}`,
+    `time to converge over hit faults: p50 ${s(
+      percentile(
+        hit.map((o) => o.ms),
+        50,
+      ),
+    )}, p95 ${s(
+      percentile(
+        hit.map((o) => o.ms),
+        95,
+      ),
+    )}`,
     `errors users saw: ${[...classes].map(([c, n]) => `${c} ${n}`).join(", ") || "none"}`,
+    `Reconcile releases a destroy left, having found the cluster unreachable for 30 s (by design): ${reports.reduce((n, r) => n + r.leftByDestroy, 0)}`,
+    `older revisions left pending-* in a release's history by a helm write cut short (the release itself deployed): ${reports.reduce((n, r) => n + r.staleHistory, 0)}`,
     `temp dirs left by killed processes and removed by the next one's sweep: ${reports.reduce((n, r) => n + r.swept, 0)}`,
+    `typed errors without their next step: ${errors.filter((e) => e.kind === "typed" && !e.nextStep).length}`,
     `invariant violations: ${violations}${failed.length > 0 ? ` in runs with seeds ${failed.map((r) => r.seed).join(", ")}` : ""}`,
   ].join("\n");
 }

@@ -62,7 +62,7 @@ export function drawFault(rng: Rng): FaultPlan {
     kind === "repo-5xx"
       ? rng.int(1, 8)
       : kind === "repo-stall"
-        ? rng.int(2000, 15_000)
+        ? rng.int(2000, 10_000)
         : kind === "apiserver-dead"
           ? 0
           : rng.int(500, 8000);
@@ -86,7 +86,8 @@ function sandboxProcesses(world: World): SandboxProcess[] {
 }
 
 /** Pulumi's Node.js dynamic provider host or the package's provider. */
-const PROVIDER_PROCESS = /dynamic-provider|pulumi-resource-pulumi-nodejs|pulumi-resource-helm-handoff|plugin\/main\.cjs/;
+const PROVIDER_PROCESS =
+  /dynamic-provider|pulumi-resource-pulumi-nodejs|pulumi-resource-helm-handoff|plugin\/main\.cjs/;
 
 function kill(pid: number): void {
   try {
@@ -136,10 +137,16 @@ export async function inject(world: World, plan: FaultPlan, running: () => boole
       return { plan, hit: true, note: `killed the provider ${provider.pid}` };
     }
     case "kill-helm": {
-      const helm = await whileRunning(running, () => sandboxProcesses(world).find((p) => p.command === "helm"));
+      const helm = await whileRunning(running, () =>
+        sandboxProcesses(world).find((p) => p.command === "helm"),
+      );
       if (helm === undefined) return missed("no helm process while the operation ran");
       kill(helm.pid);
-      return { plan, hit: true, note: `killed ${helm.cmdline.split(" ").slice(0, 3).join(" ")} (${helm.pid})` };
+      return {
+        plan,
+        hit: true,
+        note: `killed ${helm.cmdline.split(" ").slice(0, 3).join(" ")} (${helm.pid})`,
+      };
     }
     case "apiserver-restart": {
       await world.cluster.killApiServer();
@@ -169,7 +176,10 @@ export async function inject(world: World, plan: FaultPlan, running: () => boole
       world.repo.failNext(plan.size);
       while (running() && world.repo.log().length - before < plan.size) await sleep(50);
       world.repo.heal();
-      const answered = world.repo.log().slice(before).filter((r) => r.status === 503).length;
+      const answered = world.repo
+        .log()
+        .slice(before)
+        .filter((r) => r.status === 503).length;
       return answered > 0
         ? { plan, hit: true, note: `the repository answered 503 ${answered} time(s)` }
         : missed("no request reached the repository");

@@ -3,7 +3,8 @@
  * campaign:
  * - every add-on has exactly one release, `deployed`, with the values the model expects (the first
  *   install's for ApplyOnce, the program's for Reconcile; none for a destroyed Reconcile add-on);
- * - no revision is left `pending-*`, and no release has more revisions than the run could write;
+ * - no release is left `pending-*` (its latest revision; older revisions that a helm write cut
+ *   short left pending are counted apart), and none has more revisions than the run could write;
  * - the foreign release and the other owner's revision are byte-identical to what was written;
  * - no process of the run is left, and no helm-handoff temp dir (kubeconfig copy inside) survives
  *   the sweep the next helm-handoff process runs;
@@ -41,10 +42,13 @@ export interface InvariantInput {
 }
 
 /** Checks every invariant; resolves with the broken ones and how many temp dirs the sweep removed. */
-export async function checkInvariants(input: InvariantInput): Promise<{ violations: string[]; swept: number }> {
+export async function checkInvariants(
+  input: InvariantInput,
+): Promise<{ violations: string[]; swept: number; staleHistory: number }> {
   const { world, driver, addons } = input;
   const violations: string[] = [];
   let printed = input.printed;
+  let staleHistory = 0;
   if (input.destroyed) {
     const left = await driver.releaseUrns();
     if (left.size > 0) violations.push(`destroy left ${[...left.keys()].join(", ")} in the state`);
@@ -60,26 +64,45 @@ export async function checkInvariants(input: InvariantInput): Promise<{ violatio
   }
   for (const a of addons) {
     const revisions = await storedRevisions(world.cluster, a.name);
-    const pending = revisions.filter((r) => r.status.startsWith("pending") || r.status === "uninstalling");
-    if (pending.length > 0) violations.push(`${a.name}: revision(s) left ${pending.map((r) => `${r.version} ${r.status}`).join(", ")}`);
-    if (revisions.length > MAX_REVISIONS) violations.push(`${a.name}: ${revisions.length} revisions (an install or upgrade loop?)`);
+    // The release's state is its latest revision's; an older one left pending by a helm write the
+    // API server dropped is history, counted apart.
+    const latest = revisions.at(-1);
+    const pending = latest !== undefined && isPending(latest.status) ? [latest] : [];
+    staleHistory += revisions.slice(0, -1).filter((r) => isPending(r.status)).length;
+    const history = revisions.map((r) => `${r.version} ${r.status}`).join(", ");
+    if (pending.length > 0) {
+      const left = pending.map((r) => `${r.version} ${r.status}`).join(", ");
+      violations.push(`${a.name}: revision(s) left ${left} (history: ${history})`);
+    }
+    if (revisions.length > MAX_REVISIONS)
+      violations.push(`${a.name}: ${revisions.length} revisions (an install or upgrade loop?)`);
     const live = await liveRelease(world.cluster, a.name);
     if (a.expected === undefined) {
-      if (live !== undefined) violations.push(`${a.name}: should have no release, has revision ${live.revision} (${live.status})`);
+      if (live !== undefined)
+        violations.push(`${a.name}: should have no release, has revision ${live.revision} (${live.status})`);
     } else if (live === undefined) {
       violations.push(`${a.name}: its release is gone`);
     } else {
       if (live.status !== "deployed") violations.push(`${a.name}: release is ${live.status}, not deployed`);
       if (!isDeepStrictEqual(live.values, a.expected)) {
-        violations.push(`${a.name}: values ${JSON.stringify(live.values)}, expected ${JSON.stringify(a.expected)}`);
+        violations.push(
+          `${a.name}: values ${JSON.stringify(live.values)}, expected ${JSON.stringify(a.expected)}`,
+        );
       }
     }
-    for (const [what, pinned] of [["foreign release", a.foreign], ["other owner's revision", a.takenOver]] as const) {
+    for (const [what, pinned] of [
+      ["foreign release", a.foreign],
+      ["other owner's revision", a.takenOver],
+    ] as const) {
       if (pinned === undefined) continue;
       const latest = revisions.at(-1)?.version;
-      if (latest !== pinned.revision) violations.push(`${a.name}: the ${what} (revision ${pinned.revision}) is followed by revision ${latest}`);
+      if (latest !== pinned.revision)
+        violations.push(
+          `${a.name}: the ${what} (revision ${pinned.revision}) is followed by revision ${latest}`,
+        );
       const now = await readPinned(world, a.name, pinned.revision).catch(() => undefined);
-      if (!samePin(now, pinned)) violations.push(`${a.name}: the ${what} (revision ${pinned.revision}) was changed or removed`);
+      if (!samePin(now, pinned))
+        violations.push(`${a.name}: the ${what} (revision ${pinned.revision}) was changed or removed`);
     }
   }
   const left = await world.sandbox.leftovers(20_000);
@@ -91,15 +114,20 @@ export async function checkInvariants(input: InvariantInput): Promise<{ violatio
   const state = await driver.stateText();
   for (const secret of secretsOf(input)) {
     if (state.includes(secret)) violations.push(`a secret in plaintext in the state: ${secret.slice(0, 6)}…`);
-    if (printed.includes(secret)) violations.push(`a secret in plaintext in the output: ${secret.slice(0, 6)}…`);
+    if (printed.includes(secret))
+      violations.push(`a secret in plaintext in the output: ${secret.slice(0, 6)}…`);
   }
-  return { violations, swept: before.length - after.length };
+  return { violations, swept: before.length - after.length, staleHistory };
 }
 
 /** The secrets of a run: every values token used, and the kubeconfig's client key. */
 function secretsOf(input: InvariantInput): string[] {
   const key = /client-key-data: (\S+)/.exec(input.world.kubeconfig)?.[1];
   return [...input.addons.flatMap((a) => a.tokens), ...(key === undefined ? [] : [key])];
+}
+
+function isPending(status: string): boolean {
+  return status.startsWith("pending") || status === "uninstalling";
 }
 
 function samePin(now: Pinned | undefined, pinned: Pinned): boolean {

@@ -1,20 +1,32 @@
 /**
- * `npm run chaos -- [--seed S] [--runs N] [--addons K]`: runs the seeded fault campaign (see
- * `campaign.ts`) and prints its figures; exits 1 when any run broke an invariant, naming the seeds.
- * Defaults: a seed from the clock (printed first, to replay), 20 runs, 3 add-ons per run.
+ * `npm run chaos -- [--seed S] [--runs N] [--addons K] [--lanes L]`: runs the seeded fault campaign
+ * (see `campaign.ts`) and prints its figures; exits 1 when any run broke an invariant, naming the
+ * seeds. With `--lanes L` the runs are split across L child processes, each with its own local
+ * cluster and sandbox (run i goes to lane i % L, so every seed runs as it would alone), and the
+ * figures are those of all runs. Defaults: a seed from the clock (printed first, to replay), 20
+ * runs, 3 add-ons per run, 1 lane.
  *
  * Test-only code.
  *
  * @module
  */
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import { runCampaign } from "./campaign.js";
+import { campaignFigures, runCampaign } from "./campaign.js";
+import type { RunReport } from "./run.js";
 
 const { values } = parseArgs({
   options: {
     seed: { type: "string" },
     runs: { type: "string", default: "20" },
     addons: { type: "string", default: "3" },
+    lanes: { type: "string", default: "1" },
+    lane: { type: "string" },
+    report: { type: "string" },
   },
 });
 const number = (name: string, text: string | undefined, min: number): number => {
@@ -28,11 +40,51 @@ const number = (name: string, text: string | undefined, min: number): number => 
 const seed = values.seed === undefined ? Date.now() % 1_000_000 : number("seed", values.seed, 0);
 const runs = number("runs", values.runs, 1);
 const addons = number("addons", values.addons, 1);
-// An inline program killed mid-operation leaves rejections in Pulumi's in-process runtime that
-// nobody awaits; the engine already reported the operation's failure.
-process.on("unhandledRejection", () => undefined);
+const lanes = number("lanes", values.lanes, 1);
 const stamp = (): string => new Date().toISOString().slice(11, 19);
-console.log(`${stamp()} chaos: seed ${seed}, ${runs} runs, ${addons} add-ons per run`);
-const result = await runCampaign({ seed, runs, addons, log: (line) => console.log(`${stamp()} ${line}`) });
-console.log(`\n${result.figures}`);
-process.exit(result.failedSeeds.length > 0 ? 1 : 0);
+
+if (values.lane !== undefined) {
+  // One lane, started by the parent below: runs its share and writes the reports as JSON.
+  const index = number("lane", values.lane, 0);
+  // An inline program killed mid-operation leaves rejections in Pulumi's in-process runtime that
+  // nobody awaits; the engine already reported the operation's failure.
+  process.on("unhandledRejection", () => undefined);
+  const result = await runCampaign({
+    seed,
+    runs,
+    addons,
+    lane: { index, count: lanes },
+    log: (line) => console.log(`${stamp()} [${index}] ${line}`),
+  });
+  await writeFile(values.report ?? "/dev/null", JSON.stringify(result.reports));
+  process.exit(0);
+}
+
+console.log(`${stamp()} chaos: seed ${seed}, ${runs} runs, ${addons} add-ons per run, ${lanes} lane(s)`);
+const started = Date.now();
+const dir = await mkdtemp(join(tmpdir(), "hh-chaos-"));
+try {
+  const lanesDone = Array.from({ length: Math.min(lanes, runs) }, async (_, index) => {
+    const report = join(dir, `lane-${index}.json`);
+    const args = [
+      process.argv[1] ?? "",
+      ...["--seed", `${seed}`, "--runs", `${runs}`, "--addons", `${addons}`],
+    ];
+    const child = spawn(
+      process.execPath,
+      [...args, "--lanes", `${lanes}`, "--lane", `${index}`, "--report", report],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    createInterface({ input: child.stdout }).on("line", (line) => console.log(line));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
+    if (code !== 0) throw new Error(`lane ${index} exited with code ${code}`);
+    return JSON.parse(await readFile(report, "utf8")) as RunReport[];
+  });
+  const reports = (await Promise.all(lanesDone)).flat().sort((a, b) => a.seed - b.seed);
+  console.log(`\n${campaignFigures(reports, { seed, addons }, Date.now() - started)}`);
+  process.exitCode = reports.some((r) => r.violations.length > 0) ? 1 : 0;
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}

@@ -60,7 +60,16 @@ export function drawAddons(rng: Rng, count: number, prefix: string): AddonModel[
     const strategy = rng.chance(0.5) ? ("ApplyOnce" as const) : ("Reconcile" as const);
     const source = rng.pick(["repo", "oci", "path"] as const);
     const token = newToken(rng);
-    return { name: `${prefix}-${i}`, strategy, source, gen: 0, token, tokens: [token], expected: undefined, inStack: true };
+    return {
+      name: `${prefix}-${i}`,
+      strategy,
+      source,
+      gen: 0,
+      token,
+      tokens: [token],
+      expected: undefined,
+      inStack: true,
+    };
   });
 }
 
@@ -87,7 +96,7 @@ export function declOf(world: World, a: AddonModel, runSeed: number): Decl {
       strategy: a.strategy,
       values: programValues(a, runSeed),
       install: { timeout: "20s" },
-      retry: { deadline: "40s", minBackoff: "500ms", maxBackoff: "3s" },
+      retry: { deadline: "25s", minBackoff: "500ms", maxBackoff: "3s" },
     },
   };
 }
@@ -101,11 +110,21 @@ export function afterUp(addons: readonly AddonModel[], runSeed: number): void {
   }
 }
 
-/** The model after a `destroy` converged: Reconcile releases are gone, ApplyOnce ones stay. */
-export function afterDestroy(addons: readonly AddonModel[]): void {
+/**
+ * The model after a `destroy` converged: Reconcile releases are gone, ApplyOnce ones stay. The
+ * exception, by design: a Reconcile delete that found the cluster unreachable for 30 s takes it as
+ * gone and leaves the release (`leftUnreachable`, the names its warning line named).
+ */
+export function afterDestroy(addons: readonly AddonModel[], leftUnreachable: ReadonlySet<string>): void {
   for (const a of addons) {
     if (!a.inStack) continue;
-    if (a.strategy === "Reconcile") a.expected = undefined;
+    if (a.strategy === "Reconcile" && !leftUnreachable.has(a.name)) a.expected = undefined;
     a.inStack = false;
   }
+}
+
+/** The releases a destroy's output says it left because the cluster was unreachable. */
+export function leftUnreachable(output: string): Set<string> {
+  const left = /unreachable for \S+; leaving release [^/\s]+\/(\S+) as it is and dropping it from state/g;
+  return new Set([...output.matchAll(left)].map((m) => m[1] ?? ""));
 }

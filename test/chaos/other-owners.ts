@@ -19,7 +19,10 @@ export async function readPinned(world: World, release: string, revision: number
   const secretName = `sh.helm.release.v1.${release}.v${revision}`;
   const res = await world.cluster.request("GET", `/api/v1/namespaces/default/secrets/${secretName}`);
   if (!res.ok) throw new Error(`reading ${secretName}: HTTP ${res.status} ${res.text}`);
-  const s = res.json<{ metadata: { uid: string; resourceVersion: string; labels?: unknown }; data?: unknown }>();
+  const s = res.json<{
+    metadata: { uid: string; resourceVersion: string; labels?: unknown };
+    data?: unknown;
+  }>();
   return {
     revision,
     secretName,
@@ -50,7 +53,14 @@ export async function upgradeAsOtherOwner(
   world: World,
   name: string,
 ): Promise<{ readonly values: Values; readonly pinned: Pinned }> {
-  await helmAsAdmin(world, ["upgrade", name, world.chartDir, "--reuse-values", "--set-string", "owner=gitops"]);
+  await helmAsAdmin(world, [
+    "upgrade",
+    name,
+    world.chartDir,
+    "--reuse-values",
+    "--set-string",
+    "owner=gitops",
+  ]);
   return settled(world, name);
 }
 

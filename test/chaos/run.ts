@@ -13,11 +13,22 @@
  *
  * @module
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type Driver, automationDriver, cliDriver } from "./drivers.js";
+import { automationDriver, cliDriver, type Driver } from "./drivers.js";
 import { drawFault, type FaultPlan, type Injection, inject } from "./faults.js";
 import { checkInvariants } from "./invariants.js";
-import { type AddonModel, afterDestroy, afterUp, declOf, drawAddons, newToken } from "./model.js";
+import {
+  type AddonModel,
+  afterDestroy,
+  afterUp,
+  declOf,
+  drawAddons,
+  leftUnreachable,
+  newToken,
+} from "./model.js";
 import { plantForeignRelease, upgradeAsOtherOwner } from "./other-owners.js";
 import { type Rng, seededRng } from "./rng.js";
 import { classifyErrors, type SeenError } from "./user-errors.js";
@@ -54,6 +65,10 @@ export interface RunReport {
   readonly violations: readonly string[];
   /** helm-handoff temp dirs left by killed processes and swept by the next one. */
   readonly swept: number;
+  /** Reconcile releases a destroy left because it found the cluster unreachable (by design). */
+  readonly leftByDestroy: number;
+  /** Older revisions left `pending-*` in a release's history (the release itself is not). */
+  readonly staleHistory: number;
   readonly ms: number;
 }
 
@@ -67,7 +82,8 @@ export interface RunOptions {
 
 function drawOps(rng: Rng): OpKind[] {
   const ops: OpKind[] = ["up"];
-  for (let i = rng.int(1, 2); i > 0; i--) ops.push(rng.pick(["values", "refresh", "replace", "strategy"] as const));
+  for (let i = rng.int(1, 2); i > 0; i--)
+    ops.push(rng.pick(["values", "refresh", "replace", "strategy"] as const));
   if (rng.chance(0.3)) ops.push("destroy");
   return ops;
 }
@@ -86,9 +102,13 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
     `run ${seed}: ${driverKind}, add-ons ${addons.map((a) => `${a.name}(${a.strategy},${a.source})`).join(" ")}, ops ${ops.join(" ")}`,
   );
   const driver: Driver =
-    driverKind === "cli" ? await cliDriver(world) : await automationDriver(world, driverKind === "automation/package");
+    driverKind === "cli"
+      ? await cliDriver(world)
+      : await automationDriver(world, driverKind === "automation/package");
   const errors: SeenError[] = [];
   let printed = "";
+  let leftByDestroy = 0;
+  let staleHistory = 0;
   const violations: string[] = [];
   const reports: OpReport[] = [];
   const program = (): Promise<void> =>
@@ -115,19 +135,26 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
       const destroyed = ops.at(-1) === "destroy";
       const found = await checkInvariants({ world, driver, addons, seed, destroyed, printed, log });
       violations.push(...found.violations);
+      staleHistory = found.staleHistory;
       return report(found.swept);
     }
     return report(0);
   } catch (error) {
-    violations.push(`the run itself failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    violations.push(
+      `the run itself failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
     return report(0);
   } finally {
     await driver.dispose().catch(() => undefined);
   }
 
   function report(swept: number): RunReport {
+    if (violations.length > 0) saveTranscript(seed, printed, log);
     const untyped = errors.filter((e) => e.kind === "untyped");
     for (const e of untyped) violations.push(`an error that is not a typed one: ${e.message}`);
+    for (const e of errors.filter((x) => x.kind === "typed" && !x.nextStep)) {
+      violations.push(`a typed error without its next step: ${e.message}`);
+    }
     return {
       seed,
       driver: driverKind,
@@ -136,6 +163,8 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
       errors,
       violations,
       swept,
+      leftByDestroy,
+      staleHistory,
       ms: Date.now() - started,
     };
   }
@@ -152,7 +181,9 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
         }
       }
     } else if (op === "strategy") {
-      const eligible = addons.filter((a) => a.inStack && a.foreign === undefined && a.takenOver === undefined);
+      const eligible = addons.filter(
+        (a) => a.inStack && a.foreign === undefined && a.takenOver === undefined,
+      );
       if (eligible.length > 0) {
         const a = rng.pick(eligible);
         a.strategy = a.strategy === "ApplyOnce" ? "Reconcile" : "ApplyOnce";
@@ -170,22 +201,30 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
     await program();
     const plan = drawFault(rng);
     const opStart = Date.now();
+    let opOutput = "";
     let injection: Injection | undefined;
     for (let tries = 1; tries <= MAX_TRIES; tries++) {
       const faulted = tries === 1 ? plan : undefined;
       const { outcome, injected } = await attempt(op, replace, faulted);
       printed += outcome.output;
+      opOutput += outcome.output;
       injection ??= injected;
       const killed = injected?.hit === true && (plan.kind === "kill-pulumi" || plan.kind === "kill-provider");
       if (outcome.ok) {
         log(`  ${op}: ok after ${tries} tr${tries === 1 ? "y" : "ies"} (${injection?.note ?? "no fault"})`);
-        if (op === "destroy") afterDestroy(addons);
-        else if (op !== "refresh") afterUp(addons, seed);
+        if (op === "destroy") {
+          const left = leftUnreachable(opOutput);
+          if (left.size > 0) log(`  destroy found the cluster unreachable and left ${[...left].join(", ")}`);
+          afterDestroy(addons, left);
+          leftByDestroy += left.size;
+        } else if (op !== "refresh") afterUp(addons, seed);
         return { op, injection: injection ?? missed(plan), tries, converged: true, ms: Date.now() - opStart };
       }
       const seen = classifyErrors(outcome.output, killed);
       errors.push(...seen);
-      log(`  ${op}: try ${tries} failed (${injected?.note ?? "no fault"}): ${seen.map((e) => `[${e.kind}] ${e.message.slice(0, 160)}`).join(" | ") || firstLines(outcome.output)}`);
+      log(
+        `  ${op}: try ${tries} failed (${injected?.note ?? "no fault"}): ${seen.map((e) => `[${e.kind}] ${e.message.slice(0, 160)}`).join(" | ") || firstLines(outcome.output)}`,
+      );
       // A Reconcile add-on refused a release someone else wrote: the user takes it out of the program.
       for (const a of addons) {
         if (a.inStack && a.foreign !== undefined && a.strategy === "Reconcile") {
@@ -200,7 +239,13 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
       printed += recovered;
       if (recovered.trim() !== "") log(`  recovery: ${firstLines(recovered)}`);
     }
-    return { op, injection: injection ?? missed(plan), tries: MAX_TRIES, converged: false, ms: Date.now() - opStart };
+    return {
+      op,
+      injection: injection ?? missed(plan),
+      tries: MAX_TRIES,
+      converged: false,
+      ms: Date.now() - opStart,
+    };
   }
 
   /** One try of `op`, with `plan` injected when given; heals the fault before resolving. */
@@ -227,6 +272,19 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
   }
 }
 
+/** Keeps everything a failed run printed in the temp dir, for its replay. */
+function saveTranscript(seed: number, printed: string, log: (l: string) => void): void {
+  const dir = join(tmpdir(), "helm-handoff-chaos");
+  const file = join(dir, `seed-${seed}.log`);
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file, printed);
+    log(`  everything the run's operations printed: ${file}`);
+  } catch {
+    // best effort
+  }
+}
+
 function missed(plan: FaultPlan): Injection {
   return { plan, hit: false, note: "not injected" };
 }
@@ -236,7 +294,12 @@ function firstLines(text: string): string {
 }
 
 /** Another owner upgrades one handed-off (ApplyOnce, ours) release. */
-async function takeOver(world: World, rng: Rng, addons: AddonModel[], log: (l: string) => void): Promise<void> {
+async function takeOver(
+  world: World,
+  rng: Rng,
+  addons: AddonModel[],
+  log: (l: string) => void,
+): Promise<void> {
   const eligible = addons.filter(
     (a) => a.inStack && a.strategy === "ApplyOnce" && a.expected !== undefined && a.foreign === undefined,
   );

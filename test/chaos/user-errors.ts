@@ -1,9 +1,10 @@
 /**
  * What a user saw when an operation failed: the error diagnostics the engine printed, sorted into
  * helm-handoff's typed errors (each message shape below is one error class of `core/errors.ts` or
- * `OwnershipError`), the direct effect of a killed process (the engine losing its provider or
- * being killed itself), and anything else, which the campaign counts as a violation: an error a
- * user cannot act on.
+ * `OwnershipError`, with the words that give its next step), the direct effect of a killed process
+ * (the engine losing its provider or being killed itself), and anything else. The campaign counts
+ * an untyped error, or a typed one without its next step, as a violation: an error a user cannot
+ * act on.
  *
  * Test-only code.
  *
@@ -15,16 +16,33 @@ export interface SeenError {
   readonly kind: "typed" | "killed" | "untyped";
   /** The error's first line. */
   readonly message: string;
+  /** Whether the message says what to do next (typed errors only). */
+  readonly nextStep: boolean;
 }
 
-/** The first line of each typed error helm-handoff raises, by class. */
-const TYPED: ReadonlyArray<readonly [string, RegExp]> = [
-  ["HelmError", /^helm \S+ (exited with code \d+|timed out|was killed|was cancelled) \((transient|permanent|state): /],
-  ["DeadlineExceededError", / did not succeed within the deadline of \S+ after \d+ attempt\(s\):/],
-  ["OwnershipError", /^release \S+ is not this resource's: /],
-  ["ReleaseBusyError", /^\S+\/\S+: .*(pending-|uninstalling|kept changing)/],
-  ["CredentialsRejectedError", /^the API server \S+ rejected the kubeconfig's credentials/],
-  ["SpecError", /^[\w.[\]]+: /],
+/** Each typed error helm-handoff raises: class, the shape of its first line, the shape of its next step. */
+const TYPED: ReadonlyArray<readonly [string, RegExp, RegExp]> = [
+  [
+    "HelmError",
+    /^helm \S+ (exited with code \d+|timed out|was killed|was cancelled) \((transient|permanent|state): /,
+    /$^/,
+  ],
+  [
+    "DeadlineExceededError",
+    / did not succeed within the deadline of \S+ after \d+ attempt\(s\):/,
+    /^\s*next step: \S/m,
+  ],
+  ["OwnershipError", /^release \S+ is not this resource's: /, /use strategy "ApplyOnce"|set adopt: true/],
+  [
+    "ReleaseBusyError",
+    /^\S+\/\S+: .*(pending-|uninstalling|kept changing)/,
+    /waiting for the other operation/,
+  ],
+  [
+    "CredentialsRejectedError",
+    /^the API server \S+ rejected the kubeconfig's credentials/,
+    /check the user's token/,
+  ],
 ];
 
 /** What the engine prints when the process it talks to was killed, or when it was killed itself. */
@@ -34,17 +52,31 @@ const KILLED =
 /** Engine summary lines that only say that the operation failed. */
 const SUMMARY = /^(update|preview|refresh|destroy) failed$|^\d+ errors? occurred/;
 
-/** The error messages of an operation's output: every `error: ` diagnostic, first line each. */
-export function errorLines(output: string): string[] {
-  const found = new Set<string>();
+/**
+ * The error messages of an operation's output: every `error: ` diagnostic with the lines that
+ * continue it (up to the next diagnostic, resource header or unindented line), once each.
+ */
+export function errorMessages(output: string): string[] {
+  const found = new Map<string, string>();
+  let current: string[] | undefined;
+  const flush = (): void => {
+    if (current === undefined) return;
+    const first = current[0] ?? "";
+    if (!SUMMARY.test(first) && !found.has(first)) found.set(first, current.join("\n"));
+    current = undefined;
+  };
   for (const line of output.split("\n")) {
     const m = /^\s*error: (.*)$/.exec(line);
     if (m?.[1] !== undefined) {
-      const message = m[1].trim();
-      if (!SUMMARY.test(message)) found.add(message);
+      flush();
+      current = [m[1].trim()];
+    } else if (current !== undefined) {
+      if (/^\S/.test(line) || /^ {2}\S.*\):$/.test(line)) flush();
+      else current.push(line);
     }
   }
-  return [...found];
+  flush();
+  return [...found.values()];
 }
 
 /**
@@ -52,10 +84,12 @@ export function errorLines(output: string): string[] {
  * attempt killed the pulumi CLI or the provider, whose direct effects are then expected.
  */
 export function classifyErrors(output: string, killedProcess: boolean): SeenError[] {
-  return errorLines(output).map((message) => {
-    if (TYPED.some(([, shape]) => shape.test(message))) return { kind: "typed", message };
-    if (killedProcess && KILLED.test(message)) return { kind: "killed", message };
-    return { kind: "untyped", message };
+  return errorMessages(output).map((text) => {
+    const message = text.split("\n", 1)[0] ?? "";
+    const typed = TYPED.find(([, shape]) => shape.test(message));
+    if (typed !== undefined) return { kind: "typed", message, nextStep: typed[2].test(text) };
+    if (killedProcess && KILLED.test(message)) return { kind: "killed", message, nextStep: false };
+    return { kind: "untyped", message, nextStep: false };
   });
 }
 

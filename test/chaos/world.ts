@@ -18,7 +18,12 @@ import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.
 import { localChart } from "../support/charts.js";
 import { createSandbox, type Sandbox } from "../support/faults.js";
 import { createProject, installedVersion, type Project } from "../support/project.js";
-import { type HttpChartRepo, type OciRegistry, startHttpChartRepo, startOciRegistry } from "../support/repos.js";
+import {
+  type HttpChartRepo,
+  type OciRegistry,
+  startHttpChartRepo,
+  startOciRegistry,
+} from "../support/repos.js";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
 
 /** The chart every add-on of the campaign installs: ConfigMaps only, any extra values accepted. */
@@ -90,7 +95,11 @@ export async function startWorld(log: (line: string) => void): Promise<World> {
       name: "chaos",
       packageJson: { main: "index.js" },
       dependencies: { "@pulumi/pulumi": installedVersion("@pulumi/pulumi") },
-      files: { "index.js": CLI_PROGRAM, "addons.json": "[]\n", "Pulumi.yaml": "name: chaos\nruntime: nodejs\n" },
+      files: {
+        "index.js": CLI_PROGRAM,
+        "addons.json": "[]\n",
+        "Pulumi.yaml": "name: chaos\nruntime: nodejs\n",
+      },
     });
     closers.push(() => project.remove());
     return {

@@ -167,4 +167,44 @@ describe("ClusterAddon retries what heals and fails fast on what does not", { ti
       await assertNoLeftovers(sandbox);
     });
   });
+  // Found by the fault campaign (`npm run chaos`, seed 107): the delete retried for a fixed 5 minutes.
+  test("seed 107: a Reconcile destroy whose API server dies after the reachability check fails within the add-on's retry.deadline, and the next destroy uninstalls", async () => {
+    await withLocalCluster({ name: "dying-destroy" }, async (dying) => {
+      await dying.ready;
+      const name = "dying-destroy";
+      const s = await stackOf([
+        {
+          name,
+          args: {
+            kubeconfig: dying.kubeconfig,
+            chart: { path: localChart("schema") },
+            values: { replicas: 1, mode: "a" },
+            strategy: "Reconcile",
+            install: { timeout: "10s" },
+            retry: { deadline: "20s", minBackoff: "1s", maxBackoff: "2s" },
+          },
+        },
+      ]);
+      await s.up();
+      await suite.spy.reset();
+      const destroy = s.destroy();
+      destroy.catch(() => {});
+      // The delete found the cluster reachable and reads the release before uninstalling: now it dies.
+      await waitFor("the delete's helm status", async () =>
+        (await suite.spy.calls()).some((c) => c.startsWith(`status ${name} `)) ? true : undefined,
+      );
+      await dying.killApiServer();
+      await assert.rejects(destroy);
+      const out = s.output();
+      assert.match(
+        out,
+        /uninstall of release default\/dying-destroy did not succeed within the deadline of 20s after \d+ attempt\(s\):/,
+      );
+      assert.match(out, /next step: fix what the last cause names/);
+      await dying.startApiServer();
+      await s.destroy();
+      assert.equal(await liveRelease(dying, name), undefined, "the next destroy uninstalled it");
+      await assertNoLeftovers(sandbox);
+    });
+  });
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  DEADLINE_NEXT_STEP,
   DeadlineExceededError,
   HelmNotFoundError,
   HelmVersionError,
@@ -288,7 +289,8 @@ test("DeadlineExceededError lists attempts and the last cause", () => {
     "install of release default/cni did not succeed within the deadline of 15m after 2 attempt(s):\n" +
       "  #1 at 2024-01-01T00:00:00.000Z: dial tcp: connection refused\n" +
       "  #2 at 2024-01-01T00:00:02.000Z: connection refused\n" +
-      "last cause: connection refused",
+      "last cause: connection refused\n" +
+      `next step: ${DEADLINE_NEXT_STEP}`,
   );
   assert.equal(e.cause, last);
   assert.equal(e.lastCause, last);

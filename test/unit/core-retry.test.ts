@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DeadlineExceededError } from "../../core/errors.js";
+import { DEADLINE_NEXT_STEP, DeadlineExceededError } from "../../core/errors.js";
 import { Duration } from "../../core/spec/duration.js";
 import { backoffDelay, retry } from "../../core/util/retry.js";
 
@@ -116,7 +116,8 @@ test("the deadline ends the loop with every attempt listed and the last cause", 
           return `  #${a.attempt} at ${a.startedAt}: connection refused #${a.attempt}`;
         })
         .join("\n") +
-      "\nlast cause: connection refused #7",
+      "\nlast cause: connection refused #7" +
+      `\nnext step: ${DEADLINE_NEXT_STEP}`,
   );
 });
 
