@@ -208,9 +208,23 @@ function formatHelmMessage(d: HelmErrorDetails): string {
   return (
     `helm ${sub} ${how} (${d.kind}: ${d.reason})` +
     (err ? `: ${err}` : "") +
-    `\n  command: ${d.command.map(quoteArg).join(" ")}`
+    `\n  command: ${d.command.map(quoteArg).join(" ")}` +
+    `\n  next step: ${d.canceled ? CANCELED_NEXT_STEP : HELM_NEXT_STEPS[d.kind]}`
   );
 }
+
+/** The last line of a {@link HelmError}'s message, by kind: what the user does next. */
+export const HELM_NEXT_STEPS: Readonly<Record<HelmFailureKind, string>> = {
+  transient:
+    "helm-handoff retries this until retry.deadline; if it keeps failing, fix what helm reports, then run the same operation again",
+  permanent:
+    "fix what helm reports (the chart, its version or values, the cluster's API or credentials), then run the same operation again: retrying it as it is cannot succeed",
+  state:
+    "run the same operation again: helm-handoff recovers a release it left stuck; one someone else left stuck needs `helm history` and a fix by hand first",
+};
+
+/** The next step of a {@link HelmError} whose attempt was cancelled. */
+const CANCELED_NEXT_STEP = "the operation was cancelled; run it again when it should go on";
 
 function quoteArg(a: string): string {
   return /^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a);
@@ -253,8 +267,13 @@ export class DeadlineExceededError extends HelmHandoffError {
             `  … ${attempts.length - 8} more attempt(s) …`,
             ...attempts.slice(-5).map(line),
           ];
-    const last =
-      lastCause instanceof Error ? lastCause.message : lastCause === undefined ? "none" : String(lastCause);
+    // The last cause's own next step (a helm error's) gives way to the deadline's.
+    const last = (
+      lastCause instanceof Error ? lastCause.message : lastCause === undefined ? "none" : String(lastCause)
+    )
+      .split("\n")
+      .filter((l) => !l.startsWith("  next step: "))
+      .join("\n");
     super(
       "DEADLINE_EXCEEDED",
       `${what} did not succeed within the deadline of ${deadline} after ${attempts.length} attempt(s):\n` +

@@ -18,7 +18,7 @@
 import { randomBytes } from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
 import { waitForApiServer } from "../core/cluster/readiness.js";
-import { DeadlineExceededError } from "../core/errors.js";
+import { DeadlineExceededError, isRetryableFailure } from "../core/errors.js";
 import { keyedValuesDigest, newDigestKey } from "../core/handoff/digests.js";
 import { HelmRunner, type ReleaseInfo } from "../core/helm/index.js";
 import { ensureRelease } from "../core/lifecycle/ensure.js";
@@ -26,6 +26,7 @@ import { removeRelease } from "../core/lifecycle/remove.js";
 import { helmPolicy, type LifecycleStep } from "../core/lifecycle/strategy.js";
 import { Duration } from "../core/spec/duration.js";
 import { validateSpec } from "../core/spec/index.js";
+import { retry } from "../core/util/retry.js";
 import { Semaphore } from "../core/util/semaphore.js";
 import { progressLine } from "./progress.js";
 import { digestKeyOf, outputsOf, ownerOf, toSpec } from "./release-spec.js";
@@ -101,15 +102,36 @@ export async function createRelease(inputs: Inputs): Promise<pulumi.dynamic.Crea
   return { id: releaseId(inputs), outs: outputsOf(inputs, status, inputs.values, newDigestKey(), instance) };
 }
 
-/** Reconcile's refresh: reads the live release (drift shows in the next diff). ApplyOnce's read never gets here (crud.ts). */
+/**
+ * Reconcile's refresh: reads the live release (drift shows in the next diff), retrying transient
+ * failures within the add-on's `retry` policy like every other step. ApplyOnce's read never gets
+ * here (crud.ts).
+ */
 export async function readLive(id: string, props: Outputs): Promise<pulumi.dynamic.ReadResult> {
   const runner = runnerFor(props, "read");
-  const live = await runner.status(props.releaseName, props.namespace);
-  if (!live) {
+  const { retry: policy } = validateSpec(toSpec(props));
+  const where = `${props.namespace}/${props.releaseName}`;
+  const read = await retry(
+    async () => {
+      const found = await runner.status(props.releaseName, props.namespace);
+      return found && { live: found, values: await runner.getValues(props.releaseName, props.namespace) };
+    },
+    {
+      ...policy,
+      isRetryable: isRetryableFailure,
+      what: `read of release ${where}`,
+      onRetry: (info) =>
+        progressLine(
+          props.releaseName,
+          `refresh: read failed (${firstLine(info.error)}); retrying in ${info.delay}`,
+        ),
+    },
+  );
+  if (!read) {
     progressLine(props.releaseName, "Reconcile: release not found on refresh; the next up reinstalls it");
     return {};
   }
-  const liveValues = await runner.getValues(props.releaseName, props.namespace);
+  const { live, values: liveValues } = read;
   const digestKey = digestKeyOf(props);
   return {
     id,
@@ -169,4 +191,8 @@ export async function uninstallRelease(props: Outputs): Promise<void> {
     timeout: spec.install.timeout,
     deadline: spec.retry.deadline,
   });
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n", 1)[0] ?? "";
 }

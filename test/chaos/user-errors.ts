@@ -25,7 +25,7 @@ const TYPED: ReadonlyArray<readonly [string, RegExp, RegExp]> = [
   [
     "HelmError",
     /^helm \S+ (exited with code \d+|timed out|was killed|was cancelled) \((transient|permanent|state): /,
-    /$^/,
+    /^\s*next step: \S/m,
   ],
   [
     "DeadlineExceededError",

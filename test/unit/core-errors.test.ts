@@ -3,6 +3,7 @@ import { test } from "node:test";
 import {
   DEADLINE_NEXT_STEP,
   DeadlineExceededError,
+  HELM_NEXT_STEPS,
   HelmNotFoundError,
   HelmVersionError,
   makeHelmError,
@@ -251,7 +252,8 @@ test("makeHelmError picks the subclass by kind and keeps command, exit code, std
   assert.ok(p instanceof PermanentHelmError);
   assert.equal(
     p.message,
-    "helm install exited with code 1 (permanent: x): Error: INSTALLATION FAILED: boom\n  command: helm install cni ./cni",
+    "helm install exited with code 1 (permanent: x): Error: INSTALLATION FAILED: boom\n  command: helm install cni ./cni\n" +
+      `  next step: ${HELM_NEXT_STEPS.permanent}`,
   );
   assert.deepEqual(p.command, ["helm", "install", "cni", "./cni"]);
   assert.equal(p.exitCode, 1);
