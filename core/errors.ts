@@ -242,7 +242,7 @@ export interface AttemptRecord {
 
 /**
  * A retried operation ran out of time. The message lists every attempt and the last cause, and ends
- * with the next step ({@link DEADLINE_NEXT_STEP}).
+ * with the next step.
  */
 export class DeadlineExceededError extends HelmHandoffError {
   /** Every attempt made, oldest first. */
