@@ -207,4 +207,40 @@ describe("ClusterAddon retries what heals and fails fast on what does not", { ti
       await assertNoLeftovers(sandbox);
     });
   });
+  // Found by the fault campaign (`npm run chaos`, seeds 1003 and 1007): a refresh read failed at the first transient error.
+  test("seeds 1003 and 1007: a Reconcile refresh that meets a dead API server retries its read until the server is back", async () => {
+    await withLocalCluster({ name: "refresh-outage" }, async (flaky) => {
+      await flaky.ready;
+      const name = "refresh-outage";
+      const s = await stackOf([
+        {
+          name,
+          args: {
+            kubeconfig: flaky.kubeconfig,
+            chart: { path: localChart("schema") },
+            values: { replicas: 1, mode: "a" },
+            strategy: "Reconcile",
+            install: { timeout: "10s" },
+            retry: { deadline: "2m", minBackoff: "1s", maxBackoff: "2s" },
+          },
+        },
+      ]);
+      await s.up();
+      await flaky.killApiServer();
+      await suite.spy.reset();
+      const refresh = s.refresh();
+      refresh.catch(() => {});
+      await waitFor("the refresh's first helm status", async () =>
+        (await suite.spy.calls()).some((c) => c.startsWith(`status ${name} `)) ? true : undefined,
+      );
+      await flaky.startApiServer();
+      await refresh;
+      assert.match(
+        s.output(),
+        /refresh: read failed \(helm status exited with code 1 \(transient: [^)]*\)[^)]*\); retrying in/,
+      );
+      assert.equal((await liveRelease(flaky, name))?.status, "deployed");
+      await assertNoLeftovers(sandbox);
+    });
+  });
 });
