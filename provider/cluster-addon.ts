@@ -34,6 +34,7 @@ import {
   strategyOptions,
   validateKnownArgs,
 } from "./addon-inputs.js";
+import { failProgramOnLostRegistration } from "./lost-registration.js";
 import { usesPackageProvider } from "./package-provider.js";
 import { quietPromiseStacks } from "./process-edge.js";
 import {
@@ -172,6 +173,7 @@ export class ClusterAddon extends CustomResource {
     } finally {
       restore();
     }
+    failProgramOnLostRegistration(this, name);
     this.valuesDigestKey = secret(this.digestKey);
   }
 }
