@@ -47,7 +47,7 @@ const TYPED: ReadonlyArray<readonly [string, RegExp, RegExp]> = [
 
 /** What the engine prints when the process it talks to was killed, or when it was killed itself. */
 const KILLED =
-  /error reading from server|transport is closing|connection refused|EOF|signal: killed|code: -1|exit status|was killed|Unavailable|plugin .* exited|unexpected end|context canceled|SIGKILL/i;
+  /exited prematurely|error reading from server|transport is closing|connection refused|EOF|signal: killed|code: -1|exit status|was killed|Unavailable|plugin .* exited|unexpected end|context canceled|SIGKILL/i;
 
 /** Engine summary lines that only say that the operation failed. */
 const SUMMARY = /^(update|preview|refresh|destroy) failed$|^\d+ errors? occurred/;

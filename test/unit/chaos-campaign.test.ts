@@ -60,6 +60,9 @@ test("a deadline error with its next step is typed and complete, one without it 
 test("an engine error is the direct effect of a kill only when the attempt's fault killed a process", () => {
   const output = "    error: could not read plugin [/bin/pulumi-resource-pulumi-nodejs]: exit status -1\n";
   assert.equal(classifyErrors(output, true)[0]?.kind, "killed");
+  // seed 1181: the engine's words for a plugin killed while it served
+  const died = "    error: Detected that /x/pulumi-resource-helm-handoff exited prematurely.\n";
+  assert.equal(classifyErrors(died, true)[0]?.kind, "killed");
   assert.equal(classifyErrors(output, false)[0]?.kind, "untyped");
 });
 
