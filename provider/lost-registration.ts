@@ -30,6 +30,9 @@ interface RunState {
 /** How often the guard looks whether the runtime stopped its calls. */
 const POLL_MS = 50;
 
+/** The runs (the runtime's per-run state) whose program already got the guard's error. */
+const failedRuns = new WeakSet<object>();
+
 /** Fails the program when the runtime stops its calls before `resource` is registered. */
 export function failProgramOnLostRegistration(resource: Resource, name: string): void {
   const getStore = (runtimeState as unknown as { getStore?: () => RunState | undefined }).getStore;
@@ -50,11 +53,17 @@ export function failProgramOnLostRegistration(resource: Resource, name: string):
       setTimeout(look, POLL_MS).unref();
       return;
     }
-    void log.error(
-      `helm-handoff: the engine answered the registration of ${name} as if it were shutting down ` +
-        "(its provider process may have died); failing the program so that the update deletes nothing it did not see. " +
-        "Run the same operation again.",
-    );
+    // One error per program: every add-on still registering sees the same stop.
+    if (!failedRuns.has(run)) {
+      failedRuns.add(run);
+      // The error counts even when the engine can no longer be told (its channel is closed).
+      log
+        .error(
+          `helm-handoff: the engine stopped answering while ${name} was being registered (it is shutting down, or a provider process died); ` +
+            "the program fails so that the update deletes nothing it did not see. Run the same operation again.",
+        )
+        .catch(() => undefined);
+    }
     finish();
   };
   look();

@@ -34,6 +34,11 @@ const TYPED: ReadonlyArray<readonly [string, RegExp, RegExp]> = [
   ],
   ["OwnershipError", /^release \S+ is not this resource's: /, /use strategy "ApplyOnce"|set adopt: true/],
   [
+    "lost registration",
+    /^helm-handoff: the engine stopped answering while \S+ was being registered/,
+    /Run the same operation again\./,
+  ],
+  [
     "ReleaseBusyError",
     /^\S+\/\S+: .*(pending-|uninstalling|kept changing)/,
     /waiting for the other operation/,

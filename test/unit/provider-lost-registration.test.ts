@@ -32,6 +32,6 @@ test("seed 1056: a registration answered with UNAVAILABLE makes the program fail
   assert.match(run.all, /errors counted: true/);
   assert.match(
     run.all,
-    /helm-handoff: the engine answered the registration of thing as if it were shutting down \(its provider process may have died\); failing the program so that the update deletes nothing it did not see\. Run the same operation again\./,
+    /helm-handoff: the engine stopped answering while thing was being registered \(it is shutting down, or a provider process died\); the program fails so that the update deletes nothing it did not see\. Run the same operation again\./,
   );
 });
