@@ -3,11 +3,13 @@
  * messages: every request type, filled with every field the engine may send, decodes to the same
  * URN, ID and properties; every answer decodes with the generated classes to what was written;
  * `google.protobuf.Struct` crosses both ways as `toJavaScript` / `fromJavaScript` make it, secrets'
- * wire form included; a `__proto__` key stays an own key; a truncated message is refused.
+ * wire form included; a `__proto__` key stays an own key, so the add-on's check refuses it as it
+ * refuses a Node.js program's; a truncated message is refused.
  */
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { test } from "node:test";
+import { helmHandoffProvider } from "../../provider/plugin/provider.js";
 import {
   CONFIGURE_RESPONSE,
   checkResponse,
@@ -209,10 +211,38 @@ test("a __proto__ key on the wire stays an own key, and a truncated message is r
   );
 });
 
+test("a values key named __proto__ sent by another language reaches the add-on's check, which refuses it naming values", async () => {
+  const kubeconfig = `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443", insecure-skip-tls-verify: true}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+users: [{name: u, user: {token: abc}}]
+`;
+  const args = {
+    kubeconfig,
+    chart: { repo: "https://charts.example.com", name: "cni", version: "1.0.0" },
+    values: JSON.parse('{"__proto__": {"polluted": true}}') as unknown,
+  };
+  const urn = "urn:pulumi:dev::p::helm-handoff:index:ClusterAddon::cni";
+  const r = decodeRequest("CheckRequest", Buffer.concat([stringField(1, urn), encodeCheckNews(args)]));
+  const result = await helmHandoffProvider("0.0.0").check?.(r.urn, r.olds, r.news);
+  assert.deepEqual(
+    result?.failures?.map((f) => f.property),
+    ["values"],
+  );
+});
+
 /** CheckRequest's `news` field (3) holding `value`, written by this module's Struct encoder. */
 function encodeCheckNews(value: Record<string, unknown>): Buffer {
   const struct = encodeStruct(value);
   return Buffer.concat([Buffer.from([3 * 8 + 2]), varint(struct.length), struct]);
+}
+
+/** A string field of a message. */
+function stringField(field: number, text: string): Buffer {
+  const bytes = Buffer.from(text, "utf8");
+  return Buffer.concat([Buffer.from([field * 8 + 2]), varint(bytes.length), bytes]);
 }
 
 function varint(n: number): Buffer {
