@@ -1,13 +1,13 @@
 /**
  * The gRPC server of the package's provider: Pulumi's `ResourceProvider` service for the one
- * resource type the package has, on Node's own HTTP/2 server. The engine waits for a plugin's port
- * on every start (twice per `up` of a YAML program, which first asks for the schema), so the plugin
- * prints its port as soon as it listens and loads the protocol's messages (the SDK's generated
- * ones, from the installed `@pulumi/pulumi`) only when a call needs them: the version and the
- * schema, all the schema start asks for, are answered without them. The SDK's `main` from
- * `@pulumi/pulumi/provider` serves the same calls the same way, but loads `@grpc/grpc-js`, every
- * message and the SDK's resource runtime (settings, outputs, resources, source maps) before it
- * listens, which a provider of custom resources never uses.
+ * resource type the package has, on Node's own HTTP/2 server. The engine starts the plugin and
+ * waits for its port on every `up` (twice per `up` of a YAML program, which first asks for the
+ * schema), so the plugin prints its port as soon as it listens, and reads and writes the protocol's
+ * messages with the few encoders of `wire.ts` instead of the SDK's generated ones (which take
+ * longer to load than a steady `up`'s calls take to answer). The SDK's `main` from
+ * `@pulumi/pulumi/provider` serves the same calls, but loads `@grpc/grpc-js`, every message and
+ * the SDK's resource runtime (settings, outputs, resources, source maps) before it listens, which a
+ * provider of custom resources never uses.
  *
  * The wire is gRPC's over HTTP/2 for unary calls: a request is one length-prefixed message, the
  * answer headers, one length-prefixed message and the trailer `grpc-status: 0`; a failure is a
@@ -20,102 +20,30 @@
  * @module
  */
 import { createServer, type ServerHttp2Stream } from "node:http2";
-import { createRequire } from "node:module";
 import type * as provider from "@pulumi/pulumi/provider/index.js";
-
-/** The request messages this server reads, as far as it reads them. */
-interface Request {
-  getUrn(): string;
-  getId(): string;
-  getOlds(): Struct | undefined;
-  getNews(): Struct | undefined;
-  getProperties(): Struct | undefined;
-}
-
-/** A `google.protobuf.Struct` message. */
-interface Struct {
-  toJavaScript(): Record<string, unknown>;
-}
-
-/** A generated message: filled with setters, then serialized. */
-type Message = Record<string, (...args: unknown[]) => unknown> & { serializeBinary(): Uint8Array };
-/** A generated message class. */
-type MessageClass = (new () => Message) & { deserializeBinary(bytes: Uint8Array): Request };
-
-/** The protocol's messages, loaded on first use. */
-interface Messages {
-  readonly provider: Record<string, MessageClass>;
-  readonly diffChanges: Record<string, number>;
-  readonly fromJavaScript: (value: unknown) => unknown;
-}
+import {
+  CONFIGURE_RESPONSE,
+  checkResponse,
+  createResponse,
+  DIFF_NONE,
+  DIFF_SOME,
+  DIFF_UNKNOWN,
+  decodeRequest,
+  diffResponse,
+  readResponse,
+  stringMessage,
+  updateResponse,
+} from "./wire.js";
 
 /** gRPC status codes this server answers with. */
 const UNKNOWN = 2;
 const UNIMPLEMENTED = 12;
-
-/** Where the generated messages come from: the installed `@pulumi/pulumi` and its own protobuf runtime. */
-function sdkRequire(): NodeJS.Require {
-  return createRequire(createRequire(import.meta.url).resolve("@pulumi/pulumi/package.json"));
-}
-
-let loaded: Messages | undefined;
-function messages(): Messages {
-  if (loaded === undefined) {
-    const req = sdkRequire();
-    const providerMessages = req("./proto/provider_pb.js") as Record<string, MessageClass>;
-    const { Struct } = req("google-protobuf/google/protobuf/struct_pb.js") as {
-      Struct: { fromJavaScript(value: unknown): unknown };
-    };
-    loaded = {
-      provider: providerMessages,
-      diffChanges: (providerMessages.DiffResponse as unknown as { DiffChanges: Record<string, number> })
-        .DiffChanges,
-      fromJavaScript: (value) => Struct.fromJavaScript(value ?? {}),
-    };
-  }
-  return loaded;
-}
-
-/** A message of type `name`, its setters called with the defined `fields`, serialized. */
-function encode(name: string, fields: Record<string, unknown>): Uint8Array {
-  const cls = messages().provider[name];
-  if (cls === undefined) throw new Error(`helm-handoff: the provider protocol has no message ${name}`);
-  const m = new cls();
-  for (const [setter, value] of Object.entries(fields)) {
-    if (value !== undefined) (m[setter] as (v: unknown) => unknown).call(m, value);
-  }
-  return m.serializeBinary();
-}
-
-/** A request of type `name`, decoded. */
-function decode(name: string, bytes: Uint8Array): Request {
-  const cls = messages().provider[name];
-  if (cls === undefined) throw new Error(`helm-handoff: the provider protocol has no message ${name}`);
-  return cls.deserializeBinary(bytes);
-}
-
-/** A protobuf message whose only field is the string field 1 (`PluginInfo`, `GetSchemaResponse`). */
-function stringMessage(value: string): Uint8Array {
-  const text = Buffer.from(value, "utf8");
-  const length: number[] = [];
-  for (let n = text.length; ; n = Math.floor(n / 128)) {
-    if (n < 128) {
-      length.push(n);
-      break;
-    }
-    length.push((n % 128) | 128);
-  }
-  return Buffer.concat([Buffer.from([0x0a, ...length]), text]);
-}
-
-const props = (s: Struct | undefined): Record<string, unknown> => s?.toJavaScript() ?? {};
 
 /** What a call answers: a serialized message, from the request's bytes. */
 type Handler = (body: Uint8Array) => Promise<Uint8Array> | Uint8Array;
 
 /** The calls this provider serves, by method name. */
 function handlers(impl: provider.Provider, loadCode: () => void): Record<string, Handler> {
-  const struct = (value: unknown) => messages().fromJavaScript(value);
   return {
     GetPluginInfo: () => stringMessage(impl.version ?? ""),
     // The engine asks for schema version 0, the only one there is.
@@ -123,63 +51,41 @@ function handlers(impl: provider.Provider, loadCode: () => void): Record<string,
     Configure: () => {
       // The engine configures a provider right before its first check: load the code meanwhile.
       loadCode();
-      return encode("ConfigureResponse", {
-        setAcceptsecrets: true,
-        setAcceptresources: true,
-        setAcceptoutputs: true,
-      });
+      return CONFIGURE_RESPONSE;
     },
     Check: async (body) => {
-      const r = decode("CheckRequest", body);
-      const news = props(r.getNews());
-      const result = (await impl.check?.(r.getUrn(), props(r.getOlds()), news)) ?? {};
-      const failure = messages().provider.CheckFailure as MessageClass;
-      const failures = (result.failures ?? []).map((f) => {
-        const m = new failure();
-        m.setProperty?.(f.property);
-        m.setReason?.(f.reason);
-        return m;
-      });
-      return encode("CheckResponse", {
-        setInputs: struct(result.inputs ?? news),
-        setFailuresList: failures.length > 0 ? failures : undefined,
-      });
+      const r = decodeRequest("CheckRequest", body);
+      const result = (await impl.check?.(r.urn, r.olds, r.news)) ?? {};
+      return checkResponse(result.inputs ?? r.news, result.failures ?? []);
     },
     Diff: async (body) => {
-      const r = decode("DiffRequest", body);
-      const result = (await impl.diff?.(r.getId(), r.getUrn(), props(r.getOlds()), props(r.getNews()))) ?? {};
-      const { DIFF_SOME, DIFF_NONE, DIFF_UNKNOWN } = messages().diffChanges;
-      return encode("DiffResponse", {
-        setChanges: result.changes === true ? DIFF_SOME : result.changes === false ? DIFF_NONE : DIFF_UNKNOWN,
-        setReplacesList:
-          result.replaces !== undefined && result.replaces.length > 0 ? result.replaces : undefined,
-        setDeletebeforereplace: result.deleteBeforeReplace === true ? true : undefined,
-      });
+      const r = decodeRequest("DiffRequest", body);
+      const result = (await impl.diff?.(r.id, r.urn, r.olds, r.news)) ?? {};
+      return diffResponse(
+        result.changes === true ? DIFF_SOME : result.changes === false ? DIFF_NONE : DIFF_UNKNOWN,
+        result.replaces ?? [],
+        result.deleteBeforeReplace === true,
+      );
     },
     Create: async (body) => {
-      const r = decode("CreateRequest", body);
-      if (impl.create === undefined) throw new Error(`unknown resource type ${r.getUrn()}`);
-      const result = await impl.create(r.getUrn(), props(r.getProperties()));
-      return encode("CreateResponse", { setId: result.id, setProperties: struct(result.outs) });
+      const r = decodeRequest("CreateRequest", body);
+      if (impl.create === undefined) throw new Error(`unknown resource type ${r.urn}`);
+      const result = await impl.create(r.urn, r.properties);
+      return createResponse(result.id, result.outs ?? {});
     },
     Read: async (body) => {
-      const r = decode("ReadRequest", body);
-      const result = (await impl.read?.(r.getId(), r.getUrn(), props(r.getProperties()))) ?? {};
-      return encode("ReadResponse", {
-        setId: result.id,
-        setProperties: result.props === undefined ? undefined : struct(result.props),
-        setInputs: result.inputs === undefined ? undefined : struct(result.inputs),
-      });
+      const r = decodeRequest("ReadRequest", body);
+      const result = (await impl.read?.(r.id, r.urn, r.properties)) ?? {};
+      return readResponse(result.id, result.props, result.inputs);
     },
     Update: async (body) => {
-      const r = decode("UpdateRequest", body);
-      const result =
-        (await impl.update?.(r.getId(), r.getUrn(), props(r.getOlds()), props(r.getNews()))) ?? {};
-      return encode("UpdateResponse", { setProperties: struct(result.outs) });
+      const r = decodeRequest("UpdateRequest", body);
+      const result = (await impl.update?.(r.id, r.urn, r.olds, r.news)) ?? {};
+      return updateResponse(result.outs ?? {});
     },
     Delete: async (body) => {
-      const r = decode("DeleteRequest", body);
-      await impl.delete?.(r.getId(), r.getUrn(), props(r.getProperties()));
+      const r = decodeRequest("DeleteRequest", body);
+      await impl.delete?.(r.id, r.urn, r.properties);
       return new Uint8Array();
     },
     Cancel: () => new Uint8Array(),

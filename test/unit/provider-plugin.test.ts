@@ -7,8 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
@@ -44,8 +45,22 @@ test("the plugin's executable ships in the package, executable, and runs node on
   assert.equal(statSync(file).mode & 0o755, 0o755);
   const script = readFileSync(file, "utf8");
   assert.match(script, /^#!\/bin\/sh\n/);
-  // node resolves the directory to the package's main, which serves when it is the main module.
-  assert.ok(script.endsWith(`\nexec node "$(dirname "$0")" "$@"\n`));
+  // node resolves the directory to the package's main, which serves when it is the main module:
+  // a stand-in `node` says which directory and arguments it got, whichever path ran the script.
+  const bin = mkdtempSync(join(tmpdir(), "hh-fake-node-"));
+  try {
+    writeFileSync(join(bin, "node"), '#!/bin/sh\necho "$@"\n', { mode: 0o755 });
+    const run = (path: string) =>
+      execFileSync(path, ["127.0.0.1:1"], {
+        cwd: repoRoot(),
+        env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}` },
+        encoding: "utf8",
+      });
+    assert.equal(run(file), `${repoRoot()} 127.0.0.1:1\n`);
+    assert.equal(run("./pulumi-resource-helm-handoff"), ". 127.0.0.1:1\n");
+  } finally {
+    rmSync(bin, { recursive: true, force: true });
+  }
 });
 
 test("the plugin's provider and the CRUD code it serves never load the SDK's closure serializer", () => {
