@@ -20,8 +20,10 @@ import type * as provider from "@pulumi/pulumi/provider/index.js";
 import { SpecError } from "../../core/errors.js";
 import type { ResolvedAddonArgs } from "../addon-inputs.js";
 import { plainStackTraces } from "../process-edge.js";
+import { setProgressSink } from "../progress.js";
 import { ADDON_TYPE } from "../release.js";
 import type { ReleaseInputs, ReleaseOutputs } from "../stored-release.js";
+import { engineAddress, engineLogSink } from "./engine-log.js";
 import { containsUnknown, UNKNOWN, unwrapSecrets, wrapSecrets } from "./secrets.js";
 
 type Props = Record<string, unknown>;
@@ -155,11 +157,13 @@ export function helmHandoffProvider(version: string = packageVersion()): provide
 
 /**
  * Serves the provider to the engine (`args`: the engine's address and flags, as the engine or the
- * plugin host passes them; the provider makes no call back to the engine, so it reads none).
+ * plugin host passes them; progress lines go to the engine's `Log` at that address).
  Stack traces stay plain V8 ones in this process.
  */
-export async function serve(_args: readonly string[]): Promise<void> {
+export async function serve(args: readonly string[]): Promise<void> {
   plainStackTraces();
+  const address = engineAddress(args);
+  if (address !== undefined) setProgressSink(engineLogSink(address));
   const { serveProvider } = await import("./server.js");
   // The engine's first call after configuring a provider is a check: have its code loaded by then.
   await serveProvider(helmHandoffProvider(), () => {

@@ -275,3 +275,8 @@ export function readResponse(
 export function updateResponse(properties: Readonly<Record<string, unknown>>): Buffer {
   return structField(1, properties);
 }
+
+/** `LogRequest` of the engine's `Log` call: severity (`pulumirpc.LogSeverity`) and message. */
+export function logRequest(severity: number, message: string): Buffer {
+  return Buffer.concat([varintField(1, severity), stringField(2, message)]);
+}

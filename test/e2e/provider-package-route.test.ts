@@ -16,7 +16,7 @@ import { ClusterAddon } from "../../provider/index.js";
 import { ADDON_TYPE, DYNAMIC_RELEASE_TYPE } from "../../provider/release.js";
 import { liveRelease } from "../support/addon.js";
 import { chartPath } from "../support/charts.js";
-import { clusterSuite } from "../support/cluster.js";
+import { clusterSuite, withLocalCluster } from "../support/cluster.js";
 import { codeBlockAfter } from "../support/markdown.js";
 import {
   createProject,
@@ -186,6 +186,11 @@ describe("a Node.js program's add-ons served by the package's provider", { timeo
     const up = await stack.up();
     assert.match(stack.output(), /helm-handoff:index:ClusterAddon/);
     assert.doesNotMatch(stack.output(), /pulumi-nodejs:dynamic/);
+    // The provider's progress lines reach the user through the engine's Log call.
+    assert.match(
+      stack.output(),
+      /\[helm-handoff\] route-inline: installed package-route\/route-inline \(revision 1, deployed\)/,
+    );
     assert.equal((up.outputs.handoff?.value as { revision?: number } | undefined)?.revision, 1);
     assert.equal(up.outputs.key?.secret, true);
     const first = await liveRelease(suite.cluster, "route-inline", NAMESPACE);
@@ -200,5 +205,32 @@ describe("a Node.js program's add-ons served by the package's provider", { timeo
 
     await stack.destroy();
     assert.deepEqual(await liveRelease(suite.cluster, "route-inline", NAMESPACE), first);
+  });
+  // Found by the fault campaign (`npm run chaos`, seed 5014): the warning went to the plugin's stderr, which the engine does not show.
+  test("seed 5014: a Reconcile destroy through the package's provider that finds the cluster unreachable says in the output that it left the release", async () => {
+    await withLocalCluster({ name: "unreachable-destroy" }, async (gone) => {
+      await gone.ready;
+      const stack = suite.keep(
+        await testStack({
+          packageProvider: true,
+          program: async () => {
+            new ClusterAddon("left-behind", {
+              kubeconfig: gone.kubeconfig,
+              chart: { path: chartPath("schema") },
+              values: { replicas: 1, mode: "a" },
+              strategy: "Reconcile",
+            });
+            return {};
+          },
+        }),
+      );
+      await stack.up();
+      await gone.killApiServer();
+      await stack.destroy();
+      assert.match(
+        stack.output(),
+        /\[helm-handoff\] left-behind: warning: cluster \S+ unreachable for 30s; leaving release default\/left-behind as it is and dropping it from state/,
+      );
+    });
   });
 });
