@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { liveRelease } from "../support/addon.js";
 import { runHelm } from "../support/charts.js";
 import type { Pinned, Values } from "./model.js";
@@ -32,9 +33,21 @@ export async function readPinned(world: World, release: string, revision: number
   };
 }
 
-/** Plain `helm ARGS` as the cluster's admin, in the default namespace. */
+/**
+ * Plain `helm ARGS` as the cluster's admin, in the default namespace; retried a few times, as the
+ * other owner (a controller, a person) would, when the API server is still coming back from the
+ * last fault.
+ */
 async function helmAsAdmin(world: World, args: readonly string[]): Promise<void> {
-  await runHelm([...args, "--kubeconfig", world.cluster.kubeconfigPath, "--namespace", "default"]);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await runHelm([...args, "--kubeconfig", world.cluster.kubeconfigPath, "--namespace", "default"]);
+      return;
+    } catch (error) {
+      if (attempt >= 5) throw error;
+      await sleep(2000);
+    }
+  }
 }
 
 /** Installs a foreign release `name` from the chart directory; resolves with its values and pin. */
