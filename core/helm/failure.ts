@@ -105,3 +105,27 @@ export function summarizeStderr(stderr: string): string {
   if (!lines.some((l) => l.startsWith("Error: "))) return stderr.trim();
   return lines.filter((l) => !l.startsWith("level=")).join("\n");
 }
+
+/** What helm logs when it applied a release but could not write the release's new state to its storage. */
+const RECORD_LOST = /failed to record the release/;
+
+/**
+ * A helm write that exited 0 but logged that it could not record the release (the API server went
+ * away between applying the objects and updating helm's storage Secret): the storage still says
+ * `pending-*`, so the call counts as a transient failure, and the next attempt recovers the release
+ * helm left pending, as after a killed helm. Undefined for any other successful call.
+ */
+export function unrecordedRelease(
+  command: readonly string[],
+  stderr: string,
+  redactor: Redactor,
+): Error | undefined {
+  if (!RECORD_LOST.test(stderr)) return undefined;
+  return makeHelmError({
+    kind: "transient",
+    reason: "helm applied the release but could not record its state",
+    command: redactor.redactArgv(command),
+    exitCode: 0,
+    stderr: redactor.redact(stderr),
+  });
+}

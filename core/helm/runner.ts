@@ -17,7 +17,7 @@ import { installArgs, templateArgs, upgradeArgs, VERSION_ARGS } from "./args.js"
 import { checkHelmVersion, rememberedHelmVersion, rememberHelmVersion, resolveHelmBinary } from "./binary.js";
 import { HelmCall } from "./call.js";
 import { helmEnv } from "./env.js";
-import { helmFailure } from "./failure.js";
+import { helmFailure, unrecordedRelease } from "./failure.js";
 import {
   isReleaseNotFound,
   parseHistory,
@@ -414,6 +414,8 @@ export class HelmRunner {
     const slots = this.opts.slots;
     const result = await (slots !== undefined ? slots.run(run) : run());
     if (result.failure !== undefined) throw helmFailure(result.failure, redactor);
+    const unrecorded = unrecordedRelease([bin, ...full], result.stderr, redactor);
+    if (unrecorded !== undefined) throw unrecorded;
     return { stdout: result.stdout, stderr: result.stderr };
   }
 }
