@@ -21,10 +21,13 @@ export function engineAddress(args: readonly string[]): string | undefined {
   return args.find((a) => /^[\w.-]+:\d+$/.test(a) || /^\[[\d:a-f]+\]:\d+$/i.test(a));
 }
 
-/** Sends one line to the engine at `address`: a warning when it starts with `warning:`, else info. */
+/** Takes one progress line (`[helm-handoff] NAME: MESSAGE`). */
 export type LineSink = (line: string) => void;
 
-/** A sink that logs each line through the engine at `address`, falling back to stderr. */
+/**
+ * A sink that logs each line through the engine at `address`, falling back to stderr: a warning
+ * when its message starts with `warning:`, else info.
+ */
 export function engineLogSink(address: string): LineSink {
   let session: http2.ClientHttp2Session | undefined;
   const connect = (): http2.ClientHttp2Session => {

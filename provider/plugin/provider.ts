@@ -157,8 +157,8 @@ export function helmHandoffProvider(version: string = packageVersion()): provide
 
 /**
  * Serves the provider to the engine (`args`: the engine's address and flags, as the engine or the
- * plugin host passes them; progress lines go to the engine's `Log` at that address).
- Stack traces stay plain V8 ones in this process.
+ * plugin host passes them; progress lines go to the engine's `Log` at that address). Stack
+ * traces stay plain V8 ones in this process.
  */
 export async function serve(args: readonly string[]): Promise<void> {
   plainStackTraces();
