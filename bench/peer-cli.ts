@@ -13,11 +13,13 @@
  * - no-op up of 10: ten add-ons installed, then `pulumi up` again. For `ClusterAddon` (ApplyOnce)
  *   the values change before each up (the handed-off releases are left alone); the peer's values
  *   stay the same (a change would upgrade ten releases).
- * Three variants run beside the defaults: our JavaScript project naming the package under
+ * Four variants run beside the defaults: our JavaScript project naming the package under
  * `plugins.providers`, so that its add-ons run by the package's provider instead of Pulumi's
- * dynamic provider host (against the same peer project), and, each as its own pair of projects,
- * both Node.js projects with `NODE_COMPILE_CACHE` set in the CLI's environment (Node's on-disk compile cache, which a
- * user can turn on for every Node.js process Pulumi starts), and our YAML project declaring the
+ * dynamic provider host (against the same peer project); both Node.js projects, as their own pair
+ * of projects, with `NODE_COMPILE_CACHE` set in the CLI's environment (Node's on-disk compile
+ * cache, which a user can turn on for every Node.js process Pulumi starts; our add-ons turn it on
+ * in their own processes anyway, so this pair is the like-for-like one), and our project with the
+ * package's provider under it too (against that peer); and our YAML project declaring the
  * package under `plugins.providers` with its version, which lets Pulumi cache the schema (one
  * plugin start per `up` instead of two; the peer's schema is cached already, its plugin being
  * installed with a version).
@@ -66,11 +68,11 @@ interface Subject {
   cli?: PulumiCli;
 }
 
-type Variant = "" | "compile-cache" | "schema-cached" | "package-provider";
+type Variant = "" | "compile-cache" | "schema-cached" | "package-provider" | "package-provider-compile-cache";
 
 /** Environment of the CLI for a variant: `NODE_COMPILE_CACHE` reaches every Node.js process Pulumi starts. */
 function variantEnv(variant: Variant, cacheDir: string): Record<string, string> {
-  return variant === "compile-cache" ? { NODE_COMPILE_CACHE: cacheDir } : {};
+  return variant.endsWith("compile-cache") ? { NODE_COMPILE_CACHE: cacheDir } : {};
 }
 
 /** How our YAML project names the package: `packages:`, or also `plugins.providers` with the version (schema cached). */
@@ -106,7 +108,7 @@ function projectFiles(s: Subject): Record<string, string> {
   if (s.host === "nodejs") {
     return {
       "index.js": s.side === "ours" ? jsOurs(NAMESPACE) : jsPeer(NAMESPACE),
-      "Pulumi.yaml": `name: bench-js-${s.side}\nruntime:\n  name: nodejs\n  options:\n    packagemanager: npm\n${s.variant === "package-provider" ? NODE_PLUGIN_ENTRY : ""}`,
+      "Pulumi.yaml": `name: bench-js-${s.side}\nruntime:\n  name: nodejs\n  options:\n    packagemanager: npm\n${s.variant.startsWith("package-provider") ? NODE_PLUGIN_ENTRY : ""}`,
     };
   }
   if (s.host === "python") {
@@ -229,11 +231,17 @@ async function main(): Promise<void> {
   const yaml = { ours: subject("yaml", "ours", "yo"), peer: subject("yaml", "peer", "yp") };
   const yamlCached = subject("yaml", "ours", "so", "schema-cached");
   const jsPackage = subject("nodejs", "ours", "ko", "package-provider");
+  const jsPackageCache = subject("nodejs", "ours", "kc", "package-provider-compile-cache");
   const python = { ours: subject("python", "ours", "po"), peer: subject("python", "peer", "pp") };
   const pairs: Pair[] = [
     { label: "Node.js host", ...js },
     { label: "Node.js host, package's provider (plugins.providers)", ours: jsPackage, peer: js.peer },
     { label: "Node.js host, NODE_COMPILE_CACHE set", ...jsCache },
+    {
+      label: "Node.js host, package's provider, NODE_COMPILE_CACHE set",
+      ours: jsPackageCache,
+      peer: jsCache.peer,
+    },
     { label: "YAML host (packages:)", ...yaml },
     { label: "YAML host, schema cached (plugins.providers with version)", ours: yamlCached, peer: yaml.peer },
     { label: "Python host (packages:)", ...python },
@@ -244,6 +252,7 @@ async function main(): Promise<void> {
     jsPackage,
     jsCache.ours,
     jsCache.peer,
+    jsPackageCache,
     yaml.ours,
     yaml.peer,
     yamlCached,

@@ -9,11 +9,14 @@
  * - cli: JavaScript projects that install the `npm pack` tarball, run by the `pulumi` CLI;
  * - automation: Automation API inline programs in this process (`test/support/pulumi.ts`).
  * For each path, after one untimed create per subject, it measures the create overhead (up with one
- * add-on − empty up, ours / peer; target ≤ 0.5), then, for each size N, installs N add-ons
- * (untimed) and times `rounds` no-op ups of each subject, alternated, the values changed before
- * every up (every subject ignores the change). It prints the medians and ratios per N, the marginal cost of an add-on (slope of the
- * least-squares line of median time against N) of each side and their ratio (targets: ≤ 1.0 for
- * the slope and for N = 30), the fixed part (intercept) of each, and the launch-to-serving time
+ * add-on − empty up, ours / peer; target ≤ 0.5), then gives each side one stack per size N with N
+ * add-ons installed (untimed) and times `rounds` rounds of no-op ups, every stack once a round,
+ * sizes and sides interleaved (the size order reversed every other round, so that a drift of the
+ * machine's load over the run weighs on every size alike), the values changed before every up
+ * (every subject ignores the change). It prints the medians and ratios per N, the marginal cost of
+ * an add-on (slope of the least-squares line of median time against N) of each side and their
+ * ratio (targets: ≤ 1.0 for the slope and for N = 30), the fixed part (intercept) of each, and the
+ * launch-to-serving time
  * of Pulumi's dynamic provider host and of the package's provider, one of which a Node.js
  * program's add-ons pay once per up. Not a test: nothing here asserts.
  *
@@ -53,6 +56,8 @@ const SIDES: Record<Side, { readonly letter: string; readonly label: string }> =
 /** One side of one path: something that can be pointed at N add-ons with a values mode, and upped. */
 interface Subject {
   readonly side: Side;
+  /** The number of add-ons this subject's stack holds while no-op ups are timed. */
+  readonly size: number;
   readonly prefix: string;
   readonly namespace: string;
   /** Points the program at `count` add-ons with values `mode`. */
@@ -63,17 +68,22 @@ interface Subject {
 }
 
 /** A JavaScript project run by the CLI. */
-async function cliSubject(side: Side, cluster: LocalCluster, namespace: string): Promise<Subject> {
-  const prefix = `c${SIDES[side].letter}`;
+async function cliSubject(
+  side: Side,
+  cluster: LocalCluster,
+  namespace: string,
+  size: number,
+): Promise<Subject> {
+  const prefix = `c${SIDES[side].letter}${size}x`;
   const deps: Record<string, string> = { "@pulumi/pulumi": installedVersion("@pulumi/pulumi") };
   if (side === "peer") deps["@pulumi/kubernetes"] = installedVersion("@pulumi/kubernetes");
   const project: Project = await createProject({
-    name: `scale-${side}`,
+    name: `scale-${side}-${size}`,
     packageJson: { main: "index.js" },
     dependencies: deps,
     files: {
       "index.js": side === "peer" ? jsPeer(namespace) : jsOurs(namespace),
-      "Pulumi.yaml": `name: scale-${side}\nruntime:\n  name: nodejs\n  options:\n    packagemanager: npm\n${side === "package" ? NODE_PLUGIN_ENTRY : ""}`,
+      "Pulumi.yaml": `name: scale-${side}-${size}\nruntime:\n  name: nodejs\n  options:\n    packagemanager: npm\n${side === "package" ? NODE_PLUGIN_ENTRY : ""}`,
     },
   });
   await cp(chartPath("workload"), join(project.dir, "charts", "workload"), { recursive: true });
@@ -88,6 +98,7 @@ async function cliSubject(side: Side, cluster: LocalCluster, namespace: string):
   }
   return {
     side,
+    size,
     prefix,
     namespace,
     program: async (count, mode) => {
@@ -104,16 +115,22 @@ async function cliSubject(side: Side, cluster: LocalCluster, namespace: string):
 }
 
 /** An inline program run by the Automation API in this process. */
-async function automationSubject(side: Side, cluster: LocalCluster, namespace: string): Promise<Subject> {
-  const prefix = `a${SIDES[side].letter}`;
+async function automationSubject(
+  side: Side,
+  cluster: LocalCluster,
+  namespace: string,
+  size: number,
+): Promise<Subject> {
+  const prefix = `a${SIDES[side].letter}${size}x`;
   const shape: InlineShape = { count: 0, chartPath: chartPath("workload"), mode: "a" };
   const stack: TestStack = await testStack({
-    projectName: `scale-${side}`,
+    projectName: `scale-${side}-${size}`,
     program: inlineProgram(side === "peer" ? "peer" : "ours", cluster.kubeconfig, namespace, prefix, shape),
     packageProvider: side === "package",
   });
   return {
     side,
+    size,
     prefix,
     namespace,
     program: async (count, mode) => {
@@ -188,23 +205,27 @@ async function pluginStart(executable: string): Promise<number> {
 
 const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
-/** Measures one path (every side) and prints its lines: each of ours against the peer. */
+/**
+ * Measures one path and prints its lines, each of ours against the peer. `subjects` holds one
+ * subject per side and size; the create overhead is measured on each side's first.
+ */
 async function measurePath(path: string, subjects: readonly Subject[], cluster: LocalCluster): Promise<void> {
   const t = new Map<string, number[]>();
   const add = (k: string, ms: number) => t.set(k, [...(t.get(k) ?? []), ms]);
   const m = (k: string) => median(t.get(k) ?? []);
   const label = (side: Side) =>
     `${path} ${side === "package" ? "(package's provider)" : ""}`.trim().padEnd(34);
-  const ours = subjects.filter((s) => s.side !== "peer");
+  const first = subjects.filter((s) => s.size === SIZES[0]);
+  const ours = first.filter((s) => s.side !== "peer");
   // One untimed create and clear per subject first: the first run of a path pays one-off costs
   // (compile caches, helm's discovery cache) that no steady run does.
-  for (const s of subjects) {
+  for (const s of first) {
     await s.program(1, "a");
     await s.up();
     await clear(s, cluster, 1);
   }
   for (let round = 0; round < ROUNDS; round++) {
-    for (const s of subjects) {
+    for (const s of first) {
       await s.program(0, "a");
       add(`${s.side}/empty`, await timed(() => s.up()));
       await s.program(1, "a");
@@ -218,19 +239,21 @@ async function measurePath(path: string, subjects: readonly Subject[], cluster: 
       `${label(s.side)} create overhead: ours ${sec(overhead(s.side))}, peer ${sec(overhead("peer"))}, ratio ${(overhead(s.side) / overhead("peer")).toFixed(2)} (target <= 0.5)`,
     );
   }
-  let mode = 0;
-  for (const n of SIZES) {
-    for (const s of subjects) {
-      await s.program(n, "a");
-      await s.up();
-    }
-    for (let round = 0; round < ROUNDS; round++) {
-      mode++;
-      for (const s of subjects) {
-        await s.program(n, mode % 2 === 0 ? "a" : "b");
+  for (const s of subjects) {
+    await s.program(s.size, "a");
+    await s.up();
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    const mode = round % 2 === 0 ? "b" : "a";
+    const sizes = round % 2 === 0 ? SIZES : [...SIZES].reverse();
+    for (const n of sizes) {
+      for (const s of subjects.filter((x) => x.size === n)) {
+        await s.program(n, mode);
         add(`${s.side}/${n}`, await timed(() => s.up()));
       }
     }
+  }
+  for (const n of SIZES) {
     const peer = m(`peer/${n}`);
     for (const s of ours) {
       const value = m(`${s.side}/${n}`);
@@ -250,7 +273,7 @@ async function measurePath(path: string, subjects: readonly Subject[], cluster: 
       `${label(s.side)} fixed part (intercept): ours ${sec(lo.intercept)}, peer ${sec(lp.intercept)}, ours − peer ${sec(lo.intercept - lp.intercept)}`,
     );
   }
-  for (const s of subjects) await clear(s, cluster, Math.max(...SIZES));
+  for (const s of subjects) await clear(s, cluster, s.size);
 }
 
 async function main(): Promise<void> {
@@ -276,10 +299,12 @@ async function main(): Promise<void> {
     ] as const) {
       const namespace = `scale-${path}`;
       const subjects: Subject[] = [];
-      for (const side of Object.keys(SIDES) as Side[]) {
-        const made1 = await make(side, cluster, namespace);
-        made.push(made1);
-        subjects.push(made1);
+      for (const n of SIZES) {
+        for (const side of Object.keys(SIDES) as Side[]) {
+          const made1 = await make(side, cluster, namespace, n);
+          made.push(made1);
+          subjects.push(made1);
+        }
       }
       await measurePath(path, subjects, cluster);
     }
