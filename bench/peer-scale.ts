@@ -16,9 +16,8 @@
  * (every subject ignores the change). It prints the medians and ratios per N, the marginal cost of
  * an add-on (slope of the least-squares line of median time against N) of each side and their
  * ratio (targets: ≤ 1.0 for the slope and for N = 30), the fixed part (intercept) of each, and the
- * launch-to-serving time
- * of Pulumi's dynamic provider host and of the package's provider, one of which a Node.js
- * program's add-ons pay once per up. Not a test: nothing here asserts.
+ * launch-to-serving time of Pulumi's dynamic provider host and of the package's provider, one of
+ * which a Node.js program's add-ons pay once per up. Not a test: nothing here asserts.
  *
  * @module
  */
