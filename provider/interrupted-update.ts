@@ -2,14 +2,21 @@
  * Recovery of a stack whose last `pulumi up` was killed (SIGKILL, a cancelled CI job, a lost
  * runner), for programs run through the Automation API.
  *
- * A killed CLI leaves two things behind that the engine does not clean up by itself:
+ * A killed CLI leaves up to three things behind that the engine does not clean up by itself:
  * - the `file://` backend's stack lock, which makes every later operation fail with "the stack is
  *   currently locked" until someone runs `pulumi cancel`;
+ * - in the `file://` backend, an empty or half-written metadata file beside the checkpoint or a
+ *   history entry (`<stack>.json.attrs`: the blob library writes the file's content type and MD5
+ *   there, in place, just before it renames the whole new file over the old one), which makes every
+ *   later operation, `pulumi cancel` included, fail with "failed to load checkpoint: EOF". The
+ *   checkpoint itself is whole (the old one or the new one), and a missing metadata file is read as
+ *   "no metadata", so such a file is removed;
  * - a pending CREATE operation per resource whose create was in flight, which the engine keeps (and
  *   warns about on every later `up`) until an interactive `pulumi refresh` clears it.
  *
- * {@link recoverInterruptedUpdate} removes the lock only when every lock of the stack was taken by a
- * process of this host that no longer runs (a live or remote holder is never touched), and drops the
+ * {@link recoverInterruptedUpdate} removes the lock and the broken metadata files only when every
+ * lock of the stack was taken by a process of this host that no longer runs, or there is no lock (a
+ * live or remote holder is never touched), and drops the
  * pending creates when all of them are helm-handoff releases: their create is idempotent (it adopts
  * the release the killed run installed, or recovers a half-installed one), so the next `up` simply
  * runs it again. When other resources have pending operations too, none is dropped (the engine's
@@ -24,7 +31,7 @@
  *
  * @module
  */
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, rm } from "node:fs/promises";
 import { homedir, hostname } from "node:os";
 import { join } from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation/index.js";
@@ -50,6 +57,8 @@ export interface InterruptedUpdateRecovery {
   readonly locks: readonly StackLock[];
   /** True when the stale locks were removed (with the engine's own `pulumi cancel`). */
   readonly lockRemoved: boolean;
+  /** The `file://` backend's metadata files of the stack that a killed write left unreadable, removed. */
+  readonly removedMetadataFiles: readonly string[];
   /** URNs of the helm-handoff releases whose interrupted create was dropped from the state. */
   readonly droppedPendingCreates: readonly string[];
   /** Pending operations left in the state (some are not helm-handoff creates), as `URN (operation)`. */
@@ -79,9 +88,30 @@ export async function recoverInterruptedUpdate(
   options: RecoverInterruptedUpdateOptions = {},
 ): Promise<InterruptedUpdateRecovery> {
   const say = (line: string): void => options.onMessage?.(line);
-  const locks = await stackLocks(stack);
+  const backend = await fileBackend(stack);
+  const locks = backend === undefined ? [] : await stackLocks(backend);
+  if (locks.some((l) => !l.stale)) {
+    for (const l of locks.filter((x) => !x.stale)) {
+      say(
+        `the stack is locked by pid ${l.pid} on ${l.hostname} (taken ${l.timestamp}), which may still run: left as is`,
+      );
+    }
+    return {
+      locks,
+      lockRemoved: false,
+      removedMetadataFiles: [],
+      droppedPendingCreates: [],
+      otherPendingOperations: [],
+    };
+  }
+  const removedMetadataFiles = backend === undefined ? [] : await removeBrokenMetadata(backend);
+  for (const file of removedMetadataFiles) {
+    say(
+      `removed ${file}: a killed pulumi left this metadata file of the file backend unreadable (the checkpoint beside it is whole)`,
+    );
+  }
   let lockRemoved = false;
-  if (locks.length > 0 && locks.every((l) => l.stale)) {
+  if (locks.length > 0) {
     await stack.cancel();
     lockRemoved = true;
     for (const l of locks) {
@@ -89,15 +119,6 @@ export async function recoverInterruptedUpdate(
         `removed the stack lock of pulumi pid ${l.pid} (taken ${l.timestamp}): that process no longer runs`,
       );
     }
-  } else {
-    for (const l of locks.filter((x) => !x.stale)) {
-      say(
-        `the stack is locked by pid ${l.pid} on ${l.hostname} (taken ${l.timestamp}), which may still run: left as is`,
-      );
-    }
-  }
-  if (locks.some((l) => !l.stale)) {
-    return { locks, lockRemoved, droppedPendingCreates: [], otherPendingOperations: [] };
   }
 
   const state = await stack.exportStack();
@@ -113,7 +134,13 @@ export async function recoverInterruptedUpdate(
     for (const urn of dropped) {
       say(`dropped the interrupted create of ${urn}: the next up installs or adopts that release`);
     }
-    return { locks, lockRemoved, droppedPendingCreates: dropped, otherPendingOperations: [] };
+    return {
+      locks,
+      lockRemoved,
+      removedMetadataFiles,
+      droppedPendingCreates: dropped,
+      otherPendingOperations: [],
+    };
   }
   const others = pending.map((op) => `${op.resource.urn} (${op.type})`);
   for (const op of others) {
@@ -121,16 +148,82 @@ export async function recoverInterruptedUpdate(
       `pending operation left to the engine: ${op} (check it, then run "pulumi refresh --clear-pending-creates")`,
     );
   }
-  return { locks, lockRemoved, droppedPendingCreates: [], otherPendingOperations: others };
+  return {
+    locks,
+    lockRemoved,
+    removedMetadataFiles,
+    droppedPendingCreates: [],
+    otherPendingOperations: others,
+  };
 }
 
-/** The lock files of the stack in a `file://` backend; empty for other backends. */
-async function stackLocks(stack: Stack): Promise<StackLock[]> {
+/** Where a `file://` backend keeps a stack's files. */
+interface FileBackend {
+  /** The backend's directory (the one holding `.pulumi`). */
+  readonly root: string;
+  readonly project: string;
+  /** The stack's name, without organization or project. */
+  readonly name: string;
+}
+
+/** The stack's `file://` backend; undefined for other backends. */
+async function fileBackend(stack: Stack): Promise<FileBackend | undefined> {
   const url = (await stack.workspace.whoAmI()).url ?? "";
-  if (!url.startsWith("file://")) return [];
-  const root = url.slice("file://".length).replace(/^~(?=\/|$)/, homedir());
+  if (!url.startsWith("file://")) return undefined;
+  const root = url
+    .slice("file://".length)
+    .replace(/\?.*$/, "")
+    .replace(/^~(?=\/|$)/, homedir());
   const project = (await stack.workspace.projectSettings()).name;
-  const name = stack.name.split("/").pop() ?? stack.name;
+  return { root, project, name: stack.name.split("/").pop() ?? stack.name };
+}
+
+/**
+ * Removes the stack's metadata files (`*.attrs`) that do not hold a JSON object: the blob library
+ * truncates such a file before it writes it, so a kill in between leaves it empty or cut short.
+ * Looks at the stack's checkpoint and its backups, its history and the backend's `meta.yaml`, in the
+ * project-scoped layout and the legacy one. Returns the removed files.
+ */
+async function removeBrokenMetadata({ root, project, name }: FileBackend): Promise<string[]> {
+  const base = join(root, ".pulumi");
+  const places: Array<[dir: string, keep: (file: string) => boolean]> = [
+    [base, (f) => f === "meta.yaml.attrs"],
+    [join(base, "stacks", project), (f) => f.startsWith(`${name}.json`)],
+    [join(base, "stacks"), (f) => f.startsWith(`${name}.json`)],
+    [join(base, "history", project, name), () => true],
+    [join(base, "history", name), () => true],
+    [join(base, "backups", project, name), () => true],
+    [join(base, "backups", name), () => true],
+  ];
+  const removed: string[] = [];
+  for (const [dir, keep] of places) {
+    let entries: string[];
+    try {
+      entries = (await readdir(dir)).filter((f) => f.endsWith(".attrs") && keep(f));
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const file = join(dir, entry);
+      if (isJsonObject(await readFile(file, "utf8"))) continue;
+      await rm(file, { force: true });
+      removed.push(file);
+    }
+  }
+  return removed;
+}
+
+function isJsonObject(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null;
+  } catch {
+    return false;
+  }
+}
+
+/** The lock files of the stack in a `file://` backend. */
+async function stackLocks({ root, project, name }: FileBackend): Promise<StackLock[]> {
   // Project-scoped layout (organization/PROJECT/STACK) and the legacy one (STACK).
   const dirs = [
     join(root, ".pulumi", "locks", "organization", project, name),

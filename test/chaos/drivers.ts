@@ -11,6 +11,8 @@
  *
  * @module
  */
+import { readdir, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { ClusterAddon, type ClusterAddonArgs, recoverInterruptedUpdate } from "../../provider/index.js";
 import { RELEASE_TYPES } from "../../provider/release.js";
 import { type PulumiCli, pulumiCli } from "../support/project.js";
@@ -155,9 +157,11 @@ export async function cliDriver(world: World): Promise<Driver> {
       return { ...outcome, changes: outcome.ok ? 0 : 1 };
     },
     recover: async () => {
+      // docs/troubleshooting.md: a metadata file a killed pulumi left unreadable goes first.
+      const removed = await removeBrokenAttrs(join(cli.backendDir, ".pulumi"));
       const cancel = await attempt(["cancel", "--yes"]);
       const refresh = await attempt(["refresh", "--yes", "--skip-preview", "--clear-pending-creates"]);
-      return `${cancel.output}\n${refresh.output}`;
+      return [...removed.map((f) => `removed ${f}`), cancel.output, refresh.output].join("\n");
     },
     releaseUrns: async () => {
       const exported = JSON.parse((await cli.run(["stack", "export"])).stdout) as { deployment: unknown };
@@ -166,4 +170,20 @@ export async function cliDriver(world: World): Promise<Driver> {
     stateText: () => readTree(cli.backendDir),
     dispose: () => cli.dispose(),
   };
+}
+
+/** The CLI user's step of docs/troubleshooting.md: removes every `*.attrs` file that is not JSON. */
+async function removeBrokenAttrs(dir: string): Promise<string[]> {
+  const removed: string[] = [];
+  const entries = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
+  for (const entry of entries.filter((e) => e.endsWith(".attrs"))) {
+    const file = join(dir, entry);
+    try {
+      JSON.parse(await readFile(file, "utf8"));
+    } catch {
+      await rm(file, { force: true });
+      removed.push(file);
+    }
+  }
+  return removed;
 }

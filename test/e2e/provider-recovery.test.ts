@@ -66,6 +66,7 @@ describe("recoverInterruptedUpdate", { timeout: 300_000 }, () => {
     assert.deepEqual(result, {
       locks: [],
       lockRemoved: false,
+      removedMetadataFiles: [],
       droppedPendingCreates: [],
       otherPendingOperations: [],
     });
@@ -87,6 +88,35 @@ describe("recoverInterruptedUpdate", { timeout: 300_000 }, () => {
     ]);
     assert.deepEqual(await lockFiles(s), []);
     await s.up();
+  });
+
+  test("seed 3403: the metadata files a pulumi killed mid-write left empty or cut short are removed with its lock, and the next up runs", async () => {
+    const s = await freshStack();
+    const stacksDir = join(s.backendDir, ".pulumi", "stacks", PROJECT);
+    const historyDir = join(s.backendDir, ".pulumi", "history", PROJECT, s.stack.name);
+    const history = (await readdir(historyDir)).filter((f) => f.endsWith(".attrs"));
+    // What the blob library leaves when the kill falls between truncating the file and writing it.
+    const checkpointAttrs = join(stacksDir, `${s.stack.name}.json.attrs`);
+    const historyAttrs = join(historyDir, history[0] ?? "");
+    await writeFile(checkpointAttrs, "");
+    await writeFile(historyAttrs, '{"user.cache_control":"","user.con');
+    await writeLock(s, "killed", deadPid, hostname());
+    await assert.rejects(s.stack.cancel(), /failed to load checkpoint: EOF/);
+    const lines: string[] = [];
+    const result = await recoverInterruptedUpdate(s.stack, { onMessage: (l) => lines.push(l) });
+    assert.deepEqual([...result.removedMetadataFiles].sort(), [checkpointAttrs, historyAttrs].sort());
+    assert.equal(result.lockRemoved, true);
+    assert.deepEqual(
+      lines.filter((l) => l.startsWith("removed /")).sort(),
+      [checkpointAttrs, historyAttrs]
+        .sort()
+        .map(
+          (f) =>
+            `removed ${f}: a killed pulumi left this metadata file of the file backend unreadable (the checkpoint beside it is whole)`,
+        ),
+    );
+    await s.up();
+    assert.equal((await s.stack.history()).length, 2);
   });
 
   test("the lock of a running pulumi process is left alone, and so is the state", async () => {
