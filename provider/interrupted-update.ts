@@ -78,7 +78,8 @@ interface PendingOperation {
 
 /**
  * Makes a stack usable again after an interrupted `up`: removes a stale `file://` stack lock and
- * drops pending creates that are all helm-handoff releases (see the module documentation). Safe to call
+ * the stack's metadata files a killed write left unreadable, and drops pending creates that are all
+ * helm-handoff releases (see the module documentation). Safe to call
  * before every `up` of a runner that is the only one to update the stack: on a healthy stack it only
  * reads. (An `up` that another runner starts between the lock check and the removal would lose its
  * lock; serialize runners of one stack, as CI concurrency groups do.)
