@@ -15,17 +15,12 @@ import { after, before, test } from "node:test";
 import type * as grpc from "@grpc/grpc-js";
 import { packageVersion } from "../../provider/plugin/provider.js";
 import { repoRoot } from "../support/repo-root.js";
+import { tokenKubeconfig } from "../support/spec.js";
 
 const SIG = "4dabf18193072939515e22adb298388d";
 const SECRET = "1b47061264138c4ac30d75fd1eb44270";
 const ADDON_URN = "urn:pulumi:dev::p::helm-handoff:index:ClusterAddon::cni";
-const KUBECONFIG = `apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443", insecure-skip-tls-verify: true}}]
-contexts: [{name: c, context: {cluster: c, user: u}}]
-current-context: c
-users: [{name: u, user: {token: abc}}]
-`;
+const KUBECONFIG = tokenKubeconfig;
 
 const sdk = createRequire(createRequire(import.meta.url).resolve("@pulumi/pulumi/package.json"));
 const grpcJs = sdk("@grpc/grpc-js") as typeof grpc;

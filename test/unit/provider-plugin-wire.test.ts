@@ -23,6 +23,7 @@ import {
   stringMessage,
   updateResponse,
 } from "../../provider/plugin/wire.js";
+import { tokenKubeconfig } from "../support/spec.js";
 
 type Message = Record<string, (...args: unknown[]) => unknown> & { serializeBinary(): Uint8Array };
 type MessageClass = (new () => Message) & { deserializeBinary(bytes: Uint8Array): Message };
@@ -212,15 +213,8 @@ test("a __proto__ key on the wire stays an own key, and a truncated message is r
 });
 
 test("a values key named __proto__ sent by another language reaches the add-on's check, which refuses it naming values", async () => {
-  const kubeconfig = `apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443", insecure-skip-tls-verify: true}}]
-contexts: [{name: c, context: {cluster: c, user: u}}]
-current-context: c
-users: [{name: u, user: {token: abc}}]
-`;
   const args = {
-    kubeconfig,
+    kubeconfig: tokenKubeconfig,
     chart: { repo: "https://charts.example.com", name: "cni", version: "1.0.0" },
     values: JSON.parse('{"__proto__": {"polluted": true}}') as unknown,
   };
