@@ -24,7 +24,7 @@
 import { spawn } from "node:child_process";
 import { cp } from "node:fs/promises";
 import { join } from "node:path";
-import { pulumiNodejsPluginDir } from "../local-cluster/binaries.js";
+import { pulumiNodejsPluginDir } from "../local-cluster/control-plane/binaries.js";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import { chartPath, runHelm } from "../test/support/charts.js";
 import {

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import * as automation from "@pulumi/pulumi/automation/index.js";
 import { bootstrap } from "../examples/bootstrap/program.js";
-import { toolchainBinDir } from "../local-cluster/binaries.js";
+import { toolchainBinDir } from "../local-cluster/control-plane/binaries.js";
 import { type LocalCluster, startLocalCluster } from "../local-cluster/index.js";
 import { runHelm } from "../test/support/charts.js";
 import { pulumiEnv, testStack } from "../test/support/pulumi.js";

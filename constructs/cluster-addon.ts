@@ -42,48 +42,48 @@ export interface ClusterAddonProps extends Pick<AddonSpec, "chart" | "namespace"
   /**
    * Release name, used for rendering and recorded in the ownership annotations; a later
    * Helm/Flux/Argo CD takeover must use the same one.
-   * @default - the construct id (never a hashed name)
+   * @default the construct id (never a hashed name)
    */
   readonly releaseName?: string;
-  /** Add a Namespace object for the release namespace (kept on takeover). @default - false */
+  /** Add a Namespace object for the release namespace (kept on takeover). @default false */
   readonly createNamespace?: boolean;
-  /** Chart values. @default - {} */
+  /** Chart values. @default {} */
   readonly values?: Record<string, unknown>;
-  /** Helm options (`skipCrds` and `disableHooks` affect rendering; the rest is used by HelmChartProxy). @default - see InstallOptions */
+  /** Helm options (`skipCrds` and `disableHooks` affect rendering; the rest is used by HelmChartProxy). @default see InstallOptions */
   readonly install?: InstallOptions;
-  /** Lifecycle strategy: ClusterResourceSet `strategy`, HelmChartProxy `reconcileStrategy`. @default - "ApplyOnce" */
+  /** Lifecycle strategy: ClusterResourceSet `strategy`, HelmChartProxy `reconcileStrategy`. @default "ApplyOnce" */
   readonly strategy?: Strategy;
-  /** What to synthesize. @default - "Manifests" */
+  /** What to synthesize. @default "Manifests" */
   readonly output?: ClusterAddonOutput;
-  /** Selects the Clusters (required for the ClusterResourceSet and HelmChartProxy outputs). @default - none */
+  /** Selects the Clusters (required for the ClusterResourceSet and HelmChartProxy outputs). @default none */
   readonly clusterSelector?: LabelSelector;
-  /** Kubernetes version for `.Capabilities.KubeVersion`, e.g. "1.36.0". @default - helm's built-in default */
+  /** Kubernetes version for `.Capabilities.KubeVersion`, e.g. "1.36.0". @default helm's built-in default */
   readonly kubeVersion?: string;
-  /** Extra API versions for `.Capabilities.APIVersions`, e.g. "monitoring.coreos.com/v1". @default - none */
+  /** Extra API versions for `.Capabilities.APIVersions`, e.g. "monitoring.coreos.com/v1". @default none */
   readonly apiVersions?: readonly string[];
-  /** API version of the ClusterResourceSet. @default - "v1beta2" */
+  /** API version of the ClusterResourceSet. @default "v1beta2" */
   readonly clusterApiVersion?: ClusterApiVersion;
   /**
    * The values are sensitive: the render cache is bypassed and the ClusterResourceSet carries the
    * objects in Secrets of type `addons.cluster.x-k8s.io/resource-set` instead of ConfigMaps
    * (HelmChartProxy is refused: it has the values in plain text). A render that contains a Secret
    * is handled so whatever this says.
-   * @default - false
+   * @default false
    */
   readonly sensitive?: boolean;
-  /** What to do with chart hooks, see {@link HooksPolicy}. @default - "drop" */
+  /** What to do with chart hooks, see {@link HooksPolicy}. @default "drop" */
   readonly hooks?: HooksPolicy;
-  /** Kinds to treat as cluster-scoped besides the built-in ones and the chart's own CRDs. @default - none */
+  /** Kinds to treat as cluster-scoped besides the built-in ones and the chart's own CRDs. @default none */
   readonly clusterScopedKinds?: readonly string[];
-  /** Namespace of the ClusterResourceSet/HelmChartProxy and carriers (where the Clusters are). @default - unset (the cdk8s Chart's namespace, if any) */
+  /** Namespace of the ClusterResourceSet/HelmChartProxy and carriers (where the Clusters are). @default unset (the cdk8s Chart's namespace, if any) */
   readonly carrierNamespace?: string;
-  /** Byte budget of one ClusterResourceSet ConfigMap/Secret. @default - 900 KiB */
+  /** Byte budget of one ClusterResourceSet ConfigMap/Secret. @default 900 KiB */
   readonly maxCarrierBytes?: number;
-  /** The helm binary. @default - `$HELM_HANDOFF_HELM`, else "helm" on PATH, else the project's toolchain */
+  /** The helm binary. @default `$HELM_HANDOFF_HELM`, else "helm" on PATH, else the project's toolchain */
   readonly helmBinary?: string;
-  /** Use the render cache (`${XDG_CACHE_HOME:-~/.cache}/helm-handoff/render-cache`). @default - true */
+  /** Use the render cache (`${XDG_CACHE_HOME:-~/.cache}/helm-handoff/render-cache`). @default true */
   readonly renderCache?: boolean;
-  /** Render twice on a cache miss and warn when the chart renders differently each time. @default - true */
+  /** Render twice on a cache miss and warn when the chart renders differently each time. @default true */
   readonly checkDeterminism?: boolean;
 }
 
@@ -93,13 +93,13 @@ export interface ClusterAddonRecordInput {
   readonly clusterId: string;
   /** API server URL. */
   readonly server: string;
-  /** When the manifests were applied. @default - the epoch (unknown) */
+  /** When the manifests were applied. @default the epoch (unknown) */
   readonly installedAt?: string | Date;
-  /** Release revision. @default - 0 (applied manifests, no Helm release yet) */
+  /** Release revision. @default 0 (applied manifests, no Helm release yet) */
   readonly revision?: number;
   /**
    * A secret key (see `newDigestKey`) for the record's keyed `valuesDigest`; keep it out of the
-   * synthesized output. @default - none: the record's `valuesDigest` is `""`
+   * synthesized output. @default none: the record's `valuesDigest` is `""`
    */
   readonly valuesDigestKey?: string;
 }

@@ -16,9 +16,9 @@ import { describeObject, type KubeObject } from "../core/util/kube-object.js";
 
 /** A Kubernetes label selector. */
 export interface LabelSelector {
-  /** Labels that must all match. @default - none */
+  /** Labels that must all match. @default none */
   readonly matchLabels?: Readonly<Record<string, string>>;
-  /** Set-based requirements, ANDed. @default - none */
+  /** Set-based requirements, ANDed. @default none */
   readonly matchExpressions?: readonly {
     /** Label key. */
     readonly key: string;
@@ -42,19 +42,19 @@ export const DEFAULT_MAX_CARRIER_BYTES = 900 * 1024;
 export interface ClusterResourceSetOptions {
   /** Name of the ClusterResourceSet; the carriers are named `NAME-000`, `NAME-001`, … */
   readonly name: string;
-  /** Namespace of the ClusterResourceSet and its carriers (where the Clusters are). @default - unset (the namespace they are applied to) */
+  /** Namespace of the ClusterResourceSet and its carriers (where the Clusters are). @default unset (the namespace they are applied to) */
   readonly namespace?: string;
   /** Selects the Clusters (required and non-empty in v1beta2). */
   readonly clusterSelector: LabelSelector;
   /** `ApplyOnce` → CRS `strategy: ApplyOnce`; `Reconcile` → `strategy: Reconcile`. */
   readonly strategy: Strategy;
-  /** API version. @default - "v1beta2" */
+  /** API version. @default "v1beta2" */
   readonly apiVersion?: ClusterApiVersion;
-  /** Use Secrets of type {@link RESOURCE_SET_SECRET_TYPE} instead of ConfigMaps. @default - false */
+  /** Use Secrets of type {@link RESOURCE_SET_SECRET_TYPE} instead of ConfigMaps. @default false */
   readonly sensitive?: boolean;
-  /** Byte budget of one carrier's data (keys + values). @default - {@link DEFAULT_MAX_CARRIER_BYTES} */
+  /** Byte budget of one carrier's data (keys + values). @default {@link DEFAULT_MAX_CARRIER_BYTES} */
   readonly maxBytes?: number;
-  /** Labels for the carriers and the ClusterResourceSet. @default - none */
+  /** Labels for the carriers and the ClusterResourceSet. @default none */
   readonly labels?: Readonly<Record<string, string>>;
 }
 

@@ -14,13 +14,13 @@ import { isEmptySelector, type LabelSelector } from "./cluster-resource-set.js";
 export interface HelmChartProxyOptions {
   /** Name of the HelmChartProxy. */
   readonly name: string;
-  /** Its namespace (where the Clusters are). @default - unset */
+  /** Its namespace (where the Clusters are). @default unset */
   readonly namespace?: string;
   /** Selects the Clusters. */
   readonly clusterSelector: LabelSelector;
   /** The merged chart values (values files, then values). */
   readonly values: Readonly<Record<string, unknown>>;
-  /** Labels of the HelmChartProxy. @default - none */
+  /** Labels of the HelmChartProxy. @default none */
   readonly labels?: Readonly<Record<string, string>>;
 }
 

@@ -125,11 +125,11 @@ export interface PrepareOptions {
   readonly releaseName: string;
   /** Release namespace: ownership annotation and namespace of namespaced objects without one. */
   readonly namespace: string;
-  /** Hook policy. @default - "drop" */
+  /** Hook policy. @default "drop" */
   readonly hooks?: HooksPolicy;
-  /** Add a Namespace object for the release namespace (like `helm install --create-namespace`). @default - false */
+  /** Add a Namespace object for the release namespace (like `helm install --create-namespace`). @default false */
   readonly createNamespace?: boolean;
-  /** Extra cluster-scoped kinds (custom resources whose CRD is not part of the chart). @default - none */
+  /** Extra cluster-scoped kinds (custom resources whose CRD is not part of the chart). @default none */
   readonly clusterScopedKinds?: readonly string[];
 }
 

@@ -27,13 +27,13 @@ import {
 
 /** Options of {@link renderChart}. */
 export interface RenderOptions extends TemplateOptions {
-  /** The helm binary. @default - `$HELM_HANDOFF_HELM`, else "helm" on PATH, else the toolchain's */
+  /** The helm binary. @default `$HELM_HANDOFF_HELM`, else "helm" on PATH, else the toolchain's */
   readonly helmBinary?: string;
-  /** Use the on-disk render cache. @default - true */
+  /** Use the on-disk render cache. @default true */
   readonly cache?: boolean;
-  /** Render twice on a cache miss and report objects that differ. @default - true */
+  /** Render twice on a cache miss and report objects that differ. @default true */
   readonly checkDeterminism?: boolean;
-  /** The values are sensitive: the render cache is neither read nor written. @default - false */
+  /** The values are sensitive: the render cache is neither read nor written. @default false */
   readonly sensitive?: boolean;
 }
 

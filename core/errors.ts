@@ -131,9 +131,9 @@ export interface HelmErrorDetails {
   readonly exitCode: number | undefined;
   /** helm's stderr, secrets redacted. */
   readonly stderr: string;
-  /** Whether the attempt was killed by its timeout. @default - false */
+  /** Whether the attempt was killed by its timeout. @default false */
   readonly timedOut?: boolean;
-  /** Whether the attempt was cancelled through the runner's signal. @default - false */
+  /** Whether the attempt was cancelled through the runner's signal. @default false */
   readonly canceled?: boolean;
 }
 

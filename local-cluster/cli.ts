@@ -21,10 +21,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { processExists } from "../core/util/process.js";
-import { cacheDir } from "./binaries.js";
 import { startLocalCluster } from "./cluster.js";
-import type { GitopsControllers, GitopsKind } from "./gitops-controllers.js";
-import { isSameProcess, type ProcessIdentity, processIdentity } from "./process-identity.js";
+import { cacheDir } from "./control-plane/binaries.js";
+import type { GitopsControllers, GitopsKind } from "./controllers/host.js";
+import { isSameProcess, type ProcessIdentity, processIdentity } from "./process/identity.js";
 import type { CapiManagement } from "./types.js";
 
 const USAGE = `usage: helm-handoff-local up [--name N] [--workloads] [--gitops flux|argocd] [--capi [--workload-clusters N]] [--detach]

@@ -10,17 +10,35 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { buildKubeconfig, writePrivateFile } from "./admin-kubeconfig.js";
-import { type ApiResponse, type ObjectStatus, sendRequest, type TlsCredentials } from "./api.js";
-import { startArgoCd } from "./argocd.js";
-import { findBinary, kwokStageFiles } from "./binaries.js";
-import { type CapiBinaries, CapiFleet, findCapiBinaries, validateCapiOptions } from "./capi.js";
-import { type ClusterPki, generatePki } from "./certs.js";
-import { apiServerArgs, controllerManagerArgs, etcdArgs, etcdUrl, kwokArgs, schedulerArgs } from "./flags.js";
-import { startFlux } from "./flux.js";
-import type { GitopsControllers, GitopsHost, GitopsKind } from "./gitops-controllers.js";
-import { freePort, isAddressInUse } from "./ports.js";
-import { Daemon, type DaemonSpec, Guard } from "./processes.js";
+import { buildKubeconfig, writePrivateFile } from "./control-plane/admin-kubeconfig.js";
+import {
+  type ApiResponse,
+  type ObjectStatus,
+  sendRequest,
+  type TlsCredentials,
+} from "./control-plane/api.js";
+import { findBinary, kwokStageFiles } from "./control-plane/binaries.js";
+import { type ClusterPki, generatePki } from "./control-plane/certs.js";
+import {
+  apiServerArgs,
+  controllerManagerArgs,
+  etcdArgs,
+  etcdUrl,
+  kwokArgs,
+  schedulerArgs,
+} from "./control-plane/flags.js";
+import { freePort, isAddressInUse } from "./control-plane/ports.js";
+import { waitUntil } from "./control-plane/wait.js";
+import { startArgoCd } from "./controllers/argocd.js";
+import {
+  type CapiBinaries,
+  CapiFleet,
+  findCapiBinaries,
+  validateCapiOptions,
+} from "./controllers/capi/managers.js";
+import { startFlux } from "./controllers/flux.js";
+import type { GitopsControllers, GitopsHost, GitopsKind } from "./controllers/host.js";
+import { Daemon, type DaemonSpec, Guard } from "./process/daemon.js";
 import type {
   CapiOptions,
   ClusterProcess,
@@ -28,11 +46,15 @@ import type {
   LocalClusterIdentity,
   LocalClusterOptions,
 } from "./types.js";
-import { waitUntil } from "./wait.js";
 
 export type { ClusterProcess, LocalCluster, LocalClusterIdentity, LocalClusterOptions } from "./types.js";
 
-import { createNode, defaultServiceAccount, KWOK_NODE_NAME, nodeSchedulable } from "./workloads.js";
+import {
+  createNode,
+  defaultServiceAccount,
+  KWOK_NODE_NAME,
+  nodeSchedulable,
+} from "./control-plane/workloads.js";
 
 const STOP_GRACE_MS = 10_000;
 const PORT_ATTEMPTS = 3;

@@ -15,9 +15,11 @@
  *
  * @module
  */
-export { ApiResponse } from "./api.js";
+
 export { startLocalCluster } from "./cluster.js";
-export type { GitopsControllers, GitopsKind } from "./gitops-controllers.js";
+export { ApiResponse } from "./control-plane/api.js";
+export { KWOK_NODE_NAME } from "./control-plane/workloads.js";
+export type { GitopsControllers, GitopsKind } from "./controllers/host.js";
 export type {
   AddClusterOptions,
   CapiManagement,
@@ -28,4 +30,3 @@ export type {
   LocalClusterIdentity,
   LocalClusterOptions,
 } from "./types.js";
-export { KWOK_NODE_NAME } from "./workloads.js";

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { ApiResponse } from "./api.js";
-import type { GitopsControllers, GitopsKind } from "./gitops-controllers.js";
+import type { ApiResponse } from "./control-plane/api.js";
+import type { GitopsControllers, GitopsKind } from "./controllers/host.js";
 
 /** Options of `startLocalCluster`. */
 export interface LocalClusterOptions {
@@ -39,7 +39,7 @@ export interface LocalClusterOptions {
    * helm-controller) or `"argocd"` (application-controller, repo-server and Redis), with their CRDs;
    * the start waits until they are ready and {@link LocalCluster.stop} stops them. Usually together
    * with `workloads: true`, so that the objects they deploy become Ready.
-   * @default - none
+   * @default none
    */
   readonly gitops?: GitopsKind;
   /**
@@ -48,7 +48,7 @@ export interface LocalClusterOptions {
    * registered as `Cluster` objects (see {@link CapiOptions}); the start waits until Cluster API is
    * connected to each, and {@link LocalCluster.stop} stops them all. This phase gets its own
    * `startTimeout`.
-   * @default - none
+   * @default none
    */
   readonly capi?: CapiOptions;
 }
@@ -134,7 +134,7 @@ export interface CapiOptions {
    * @default 1
    */
   readonly workloadClusters?: number;
-  /** Labels of every workload cluster's `Cluster` (what ClusterResourceSets and HelmChartProxies select). @default - none */
+  /** Labels of every workload cluster's `Cluster` (what ClusterResourceSets and HelmChartProxies select). @default none */
   readonly labels?: Readonly<Record<string, string>>;
   /** Namespace of the `Cluster` objects and their kubeconfig Secrets; created when missing. @default "default" */
   readonly namespace?: string;
@@ -164,14 +164,14 @@ export interface CapiWorkloadCluster {
 
 /** Options of {@link CapiManagement.addCluster}. */
 export interface AddClusterOptions {
-  /** Labels of the new `Cluster`, added to {@link CapiOptions.labels}. @default - none */
+  /** Labels of the new `Cluster`, added to {@link CapiOptions.labels}. @default none */
   readonly labels?: Readonly<Record<string, string>>;
-  /** As {@link CapiOptions.workloads}. @default - the management cluster's `capi.workloads` */
+  /** As {@link CapiOptions.workloads}. @default the management cluster's `capi.workloads` */
   readonly workloads?: boolean;
   /**
    * Also run real GitOps controllers in the new workload cluster, as {@link LocalClusterOptions.gitops}
    * (the workload cluster's own GitOps, taking over what Cluster API installed).
-   * @default - none
+   * @default none
    */
   readonly gitops?: GitopsKind;
 }

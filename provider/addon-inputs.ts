@@ -27,7 +27,7 @@ import { desiredDigestOf, type ReleaseInputs, type StoredSpec } from "./stored-r
 export interface ResolvedAddonArgs extends Omit<AddonSpec, "releaseName"> {
   readonly kubeconfig: string;
   readonly clusterId?: string;
-  /** @default - the resource name */
+  /** @default the resource name */
   readonly releaseName?: string;
 }
 

@@ -57,7 +57,7 @@ export interface ClusterAddonArgs {
   readonly kubeconfig: pulumi.Input<string>;
   /**
    * Explicit cluster identity. When it changes, the add-on is installed on the (new) cluster.
-   * @default - derived from the kubeconfig's API server URL and CA fingerprint, without a cluster call;
+   * @default derived from the kubeconfig's API server URL and CA fingerprint, without a cluster call;
    * rotated credentials keep the identity.
    */
   readonly clusterId?: pulumi.Input<string>;
@@ -65,7 +65,7 @@ export interface ClusterAddonArgs {
   readonly chart: pulumi.Input<ChartSource>;
   /**
    * Helm release name (at most 53 characters, lowercase DNS-1123).
-   * @default - the resource name
+   * @default the resource name
    */
   readonly releaseName?: string;
   /**
@@ -80,22 +80,22 @@ export interface ClusterAddonArgs {
   readonly createNamespace?: boolean;
   /**
    * Chart values. Kept secret in state, argv and logs.
-   * @default - the chart's defaults
+   * @default the chart's defaults
    */
   readonly values?: pulumi.Input<Record<string, unknown>>;
   /**
    * Values files read at program run, merged before `values` (later files win).
-   * @default - none
+   * @default none
    */
   readonly valueFiles?: readonly string[];
   /**
    * Install options (wait, waitForJobs, per-attempt timeout, skipCrds, disableHooks, description).
-   * @default - wait for resources to be ready, 5 minute attempts
+   * @default wait for resources to be ready, 5 minute attempts
    */
   readonly install?: InstallOptions;
   /**
    * Retry policy of the first install: overall deadline and backoff bounds.
-   * @default - 15 minute deadline, backoff 2s to 30s
+   * @default 15 minute deadline, backoff 2s to 30s
    */
   readonly retry?: RetryPolicy;
   /**

@@ -67,7 +67,7 @@ export interface InterruptedUpdateRecovery {
 
 /** Options of {@link recoverInterruptedUpdate}. */
 export interface RecoverInterruptedUpdateOptions {
-  /** Receives one line per action taken or per thing left alone. @default - nothing is reported */
+  /** Receives one line per action taken or per thing left alone. @default nothing is reported */
   readonly onMessage?: (line: string) => void;
 }
 

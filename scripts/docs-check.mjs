@@ -7,8 +7,9 @@
 // Extra arguments are passed to typedoc.
 //
 // First, the docs' test references: every `` `FILE`: "test name" `` in docs/*.md must name a test
-// that exists in test/unit/FILE.test.ts or test/e2e/FILE.test.ts (docs/comparison.md backs each
-// claim that way).
+// that exists in test/unit/FILE.test.ts or test/e2e/FILE.test.ts, FILE being a path such as
+// `pulumi/apply-once` (docs/comparison.md backs each claim that way). Then scripts/cited-paths.mjs:
+// every repository path a doc or a comment names exists.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -20,7 +21,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 let missingTests = 0;
 for (const doc of readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md"))) {
   const text = readFileSync(join(root, "docs", doc), "utf8");
-  for (const [, file, name] of text.matchAll(/`([a-z0-9-]+)`: "([^"]+)"/g)) {
+  for (const [, file, name] of text.matchAll(/`([a-z0-9/-]+)`: "([^"]+)"/g)) {
     const testFile = ["unit", "e2e"]
       .map((dir) => join(root, "test", dir, `${file}.test.ts`))
       .find(existsSync);
@@ -31,6 +32,8 @@ for (const doc of readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md"
   }
 }
 if (missingTests > 0) process.exit(1);
+const cited = spawnSync(process.execPath, [join(root, "scripts", "cited-paths.mjs")], { stdio: "inherit" });
+if (cited.status !== 0) process.exit(cited.status ?? 1);
 const typedoc = join(
   dirname(createRequire(import.meta.url).resolve("typedoc/package.json")),
   "bin",

@@ -29,7 +29,7 @@ export interface KubeResponse {
 export interface KubeGetOptions {
   /** Timeout of the request (connect and answer). */
   readonly timeout: Duration;
-  /** Cancels the request. @default - not cancellable */
+  /** Cancels the request. @default not cancellable */
   readonly signal?: AbortSignal;
   /** Read at most this many bytes of the answer. @default 65536 */
   readonly maxBytes?: number;

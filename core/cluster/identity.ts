@@ -18,7 +18,7 @@ export interface ClusterIdentity {
 
 /** Options of {@link clusterIdentityFromKubeconfig}. */
 export interface ClusterIdentityOptions {
-  /** The context to use. @default - the kubeconfig's current-context */
+  /** The context to use. @default the kubeconfig's current-context */
   readonly context?: string;
 }
 

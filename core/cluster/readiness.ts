@@ -23,17 +23,17 @@ export interface ApiServerWaitInfo {
 export interface WaitForApiServerOptions {
   /** How long to wait in total. */
   readonly deadline: Duration;
-  /** Cancels the wait. @default - not cancellable */
+  /** Cancels the wait. @default not cancellable */
   readonly signal?: AbortSignal;
-  /** Called after each failed probe. @default - nothing is reported */
+  /** Called after each failed probe. @default nothing is reported */
   readonly onWait?: (info: ApiServerWaitInfo) => void;
-  /** Kubeconfig context. @default - the current-context */
+  /** Kubeconfig context. @default the current-context */
   readonly context?: string;
-  /** Timeout of one probe. @default - 5 seconds */
+  /** Timeout of one probe. @default 5 seconds */
   readonly probeTimeout?: Duration;
-  /** Smallest wait between probes. @default - 100 milliseconds */
+  /** Smallest wait between probes. @default 100 milliseconds */
   readonly minBackoff?: Duration;
-  /** Largest wait between probes (a probe is one cheap GET, so the install starts within this of readiness). @default - 500 milliseconds */
+  /** Largest wait between probes (a probe is one cheap GET, so the install starts within this of readiness). @default 500 milliseconds */
   readonly maxBackoff?: Duration;
 }
 

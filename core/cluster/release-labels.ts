@@ -26,7 +26,7 @@ export interface ReleaseLabelsPatch {
   readonly expectStatus: string;
   /** The request's timeout. */
   readonly timeout: Duration;
-  /** Cancels the request. @default - not cancellable */
+  /** Cancels the request. @default not cancellable */
   readonly signal?: AbortSignal;
   /** Redacts a client error's message before it is reported. */
   readonly redact: (text: string) => string;

@@ -33,24 +33,24 @@ export const HELM_CHART_LAYER_MEDIA_TYPE = "application/vnd.cncf.helm.chart.cont
 
 /** Options of the Flux handoff objects. */
 export interface FluxHandoffOptions {
-  /** Name of the HelmRelease and of its source. @default - the release name */
+  /** Name of the HelmRelease and of its source. @default the release name */
   readonly name?: string;
-  /** Namespace of the Flux objects. @default - "flux-system" */
+  /** Namespace of the Flux objects. @default "flux-system" */
   readonly namespace?: string;
-  /** Reconcile interval of the HelmRelease and the source. @default - "10m" */
+  /** Reconcile interval of the HelmRelease and the source. @default "10m" */
   readonly interval?: string;
   /**
    * Values for the HelmRelease (the record holds only their digest). Flux takes the release over by
    * upgrading it with exactly these values (it resets the installed ones), so pass the values that
    * were installed, or the takeover changes the add-on (to chart defaults when none are given).
    * Secret values belong in {@link FluxHandoffOptions.valuesFrom}, not here: these are written
-   * into the HelmRelease in plain text. @default - none
+   * into the HelmRelease in plain text. @default none
    */
   readonly values?: Readonly<Record<string, unknown>>;
   /**
    * Values read by helm-controller from Secrets or ConfigMaps in the HelmRelease's namespace
    * (`spec.valuesFrom`, merged before {@link FluxHandoffOptions.values}): how secret values reach
-   * the release without being written into a CR. @default - none
+   * the release without being written into a CR. @default none
    */
   readonly valuesFrom?: readonly FluxValuesReference[];
 }
@@ -63,30 +63,30 @@ export interface FluxValuesReference {
   readonly name: string;
   /** The key holding a values YAML (or, with `targetPath`, one value). @default "values.yaml" */
   readonly valuesKey?: string;
-  /** Where the value goes (`a.b.c`), for a key holding one value. @default - the key is a values YAML merged at the root */
+  /** Where the value goes (`a.b.c`), for a key holding one value. @default the key is a values YAML merged at the root */
   readonly targetPath?: string;
 }
 
 /** Options of the Argo CD handoff Application. */
 export interface ArgoCdHandoffOptions {
-  /** Name of the Application. @default - the release name */
+  /** Name of the Application. @default the release name */
   readonly name?: string;
-  /** Namespace of the Application (Argo CD's own). @default - "argocd" */
+  /** Namespace of the Application (Argo CD's own). @default "argocd" */
   readonly namespace?: string;
-  /** Argo CD project. @default - "default" */
+  /** Argo CD project. @default "default" */
   readonly project?: string;
-  /** Destination API server as Argo CD knows it. @default - "https://kubernetes.default.svc" (in-cluster) */
+  /** Destination API server as Argo CD knows it. @default "https://kubernetes.default.svc" (in-cluster) */
   readonly destinationServer?: string;
   /**
    * Values for the render (the record holds only their digest), written into the Application in
    * plain text: Argo CD has no way to read Helm values from a Secret, so keep secret values out
-   * (charts usually take an existing Secret's name instead). @default - none
+   * (charts usually take an existing Secret's name instead). @default none
    */
   readonly values?: Readonly<Record<string, unknown>>;
   /**
    * Automated sync: `true` syncs when the desired state changes, without `selfHeal` (which
    * re-applies a chart that renders differently each time, `randAlphaNum`, `genCA`, forever) and
-   * without `prune`; an object turns either on explicitly. @default - false
+   * without `prune`; an object turns either on explicitly. @default false
    */
   readonly automated?:
     | boolean

@@ -13,7 +13,7 @@ export type HandoffChartSource =
       readonly repo: string;
       /** Chart name in the repository. */
       readonly name: string;
-      /** The URL is secret (`chart.secretRepo`) and left out. @default - absent: the URL is recorded */
+      /** The URL is secret (`chart.secretRepo`) and left out. @default absent: the URL is recorded */
       readonly secretRepo?: true;
     }
   | {
@@ -88,9 +88,9 @@ export interface HandoffRecordInput {
   readonly chart: ChartSource | ResolvedChartSource;
   /** The chart version installed. */
   readonly chartVersion: string;
-  /** The values (only their keyed digest is recorded, and only with {@link HandoffRecordInput.valuesDigestKey}). @default - {} */
+  /** The values (only their keyed digest is recorded, and only with {@link HandoffRecordInput.valuesDigestKey}). @default {} */
   readonly values?: Readonly<Record<string, unknown>>;
-  /** The secret key of the values digest (see `newDigestKey`). @default - none: `valuesDigest` is `""` */
+  /** The secret key of the values digest (see `newDigestKey`). @default none: `valuesDigest` is `""` */
   readonly valuesDigestKey?: string;
   /** Release revision. */
   readonly revision: number;
@@ -98,7 +98,7 @@ export interface HandoffRecordInput {
   readonly strategy: Strategy;
   /** Install time (ISO 8601 string or Date). */
   readonly installedAt: string | Date;
-  /** Whether the release was adopted. @default - false */
+  /** Whether the release was adopted. @default false */
   readonly adopted?: boolean;
 }
 

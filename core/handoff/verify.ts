@@ -17,7 +17,7 @@ import type { HandoffRecord } from "./record.js";
 export interface VerifyHandoffOptions {
   /** kubeconfig content of the cluster the record names. */
   readonly kubeconfig: string;
-  /** The kubeconfig context. @default - its current-context */
+  /** The kubeconfig context. @default its current-context */
   readonly context?: string;
 }
 

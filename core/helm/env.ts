@@ -46,9 +46,9 @@ export const HELM_ENV_ALLOWED: ReadonlySet<string> = new Set([
 
 /** Options of {@link helmEnv}. */
 export interface HelmEnvOptions {
-  /** Directory for helm's cache/config/data homes. @default - `${XDG_CACHE_HOME:-~/.cache}/helm-handoff/helm` */
+  /** Directory for helm's cache/config/data homes. @default `${XDG_CACHE_HOME:-~/.cache}/helm-handoff/helm` */
   readonly helmHome?: string | undefined;
-  /** Extra variables, set after the process environment. @default - none */
+  /** Extra variables, set after the process environment. @default none */
   readonly env?: Readonly<Record<string, string>> | undefined;
   /** The call's registry config dir (`DOCKER_CONFIG`, see `registry-config.ts`), set last: not even `env` overrides it. */
   readonly dockerConfig: string;

@@ -21,11 +21,11 @@ export interface SpawnOptions {
   readonly input: string;
   /** After this long the process is ended as timed out. */
   readonly timeoutMs: number;
-  /** Ends the process as cancelled. @default - not cancellable */
+  /** Ends the process as cancelled. @default not cancellable */
   readonly signal?: AbortSignal;
   /** Delay between SIGTERM and SIGKILL. */
   readonly forceKillAfterMs: number;
-  /** Receives each line of stderr, and of stdout when `streamStdout`. @default - none */
+  /** Receives each line of stderr, and of stdout when `streamStdout`. @default none */
   readonly onLine?: (line: string) => void;
   /** Whether stdout lines go to `onLine` too. */
   readonly streamStdout: boolean;

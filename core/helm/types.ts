@@ -32,45 +32,45 @@ export interface HelmCallPolicy {
 
 /** Options of a {@link HelmRunner}. */
 export interface HelmRunnerOptions {
-  /** Kubeconfig content (not a path) for commands that talk to a cluster. @default - none: cluster commands fail */
+  /** Kubeconfig content (not a path) for commands that talk to a cluster. @default none: cluster commands fail */
   readonly kubeconfig?: string;
   /**
    * The helm binary (name on PATH or path).
-   * @default - `$HELM_HANDOFF_HELM` when set, else "helm" on PATH
+   * @default `$HELM_HANDOFF_HELM` when set, else "helm" on PATH
    */
   readonly helmBinary?: string;
   /**
    * Extra environment variables for helm, set over the variables it inherits (only an allowlist of
    * the process environment: PATH, HOME, locale, proxy and TLS trust, Go runtime tuning).
-   * @default - none
+   * @default none
    */
   readonly env?: Readonly<Record<string, string>>;
   /**
    * Bounds how many helm processes run at once, across every runner sharing it (a slot is held only
    * while a helm process runs, so waiting for one does not eat into the attempt's timeout).
-   * @default - unbounded
+   * @default unbounded
    * @internal the Pulumi provider shares one among its runners.
    */
   readonly slots?: Semaphore;
-  /** Receives helm's stderr lines (and stdout lines of install/upgrade/uninstall/rollback), redacted. @default - output is dropped */
+  /** Receives helm's stderr lines (and stdout lines of install/upgrade/uninstall/rollback), redacted. @default output is dropped */
   readonly onOutput?: (line: string) => void;
-  /** Cancels running helm processes (SIGTERM, then SIGKILL after `forceKillAfter`). @default - not cancellable */
+  /** Cancels running helm processes (SIGTERM, then SIGKILL after `forceKillAfter`). @default not cancellable */
   readonly signal?: AbortSignal;
-  /** Directory for helm's cache/config/data homes. @default - `${XDG_CACHE_HOME:-~/.cache}/helm-handoff/helm` */
+  /** Directory for helm's cache/config/data homes. @default `${XDG_CACHE_HOME:-~/.cache}/helm-handoff/helm` */
   readonly helmHome?: string;
-  /** Where per-call temp dirs are created. @default - `os.tmpdir()` */
+  /** Where per-call temp dirs are created. @default `os.tmpdir()` */
   readonly tempDir?: string;
-  /** Extra secrets to redact from messages and output. @default - none */
+  /** Extra secrets to redact from messages and output. @default none */
   readonly secrets?: Iterable<string>;
   /**
    * Which calls this runner may make; any other throws `HelmCallNotAllowedError` before helm starts.
-   * @default - every call
+   * @default every call
    * @internal the front ends pass the strategy table's policy of the step they run.
    */
   readonly policy?: HelmCallPolicy;
-  /** Timeout of commands that have no spec timeout (status, list, history, get values, version). @default - 2 minutes */
+  /** Timeout of commands that have no spec timeout (status, list, history, get values, version). @default 2 minutes */
   readonly commandTimeout?: Duration;
-  /** Delay between SIGTERM and SIGKILL when helm is timed out or cancelled. @default - 5 seconds */
+  /** Delay between SIGTERM and SIGKILL when helm is timed out or cancelled. @default 5 seconds */
   readonly forceKillAfter?: Duration;
 }
 
@@ -136,44 +136,44 @@ export interface ReleaseListItem {
 
 /** Options of {@link HelmRunner.install}. */
 export interface InstallCallOptions {
-  /** Simulate: `true` or `"server"` = `--dry-run=server`, `"client"` = `--dry-run=client` (no cluster needed). @default - false */
+  /** Simulate: `true` or `"server"` = `--dry-run=server`, `"client"` = `--dry-run=client` (no cluster needed). @default false */
   readonly dryRun?: boolean | "client" | "server";
-  /** Release labels to set (`--labels`). @default - none */
+  /** Release labels to set (`--labels`). @default none */
   readonly labels?: Readonly<Record<string, string>>;
 }
 
 /** Options of {@link HelmRunner.upgrade}. */
 export interface UpgradeCallOptions {
-  /** Release labels to set (`--labels`; helm merges them into the previous revision's). @default - none */
+  /** Release labels to set (`--labels`; helm merges them into the previous revision's). @default none */
   readonly labels?: Readonly<Record<string, string>>;
 }
 
 /** Options of {@link HelmRunner.template}. */
 export interface TemplateOptions {
-  /** Kubernetes version for `.Capabilities.KubeVersion`. @default - helm's built-in default */
+  /** Kubernetes version for `.Capabilities.KubeVersion`. @default helm's built-in default */
   readonly kubeVersion?: string;
-  /** Extra API versions for `.Capabilities.APIVersions`. @default - none */
+  /** Extra API versions for `.Capabilities.APIVersions`. @default none */
   readonly apiVersions?: readonly string[];
-  /** Include the chart's CRDs in the output (ignored when `spec.install.skipCrds`). @default - true */
+  /** Include the chart's CRDs in the output (ignored when `spec.install.skipCrds`). @default true */
   readonly includeCrds?: boolean;
-  /** Leave out test hooks. @default - true */
+  /** Leave out test hooks. @default true */
   readonly skipTests?: boolean;
 }
 
 /** Options of {@link HelmRunner.uninstall}. */
 export interface UninstallOptions {
-  /** Wait until the resources are deleted. @default - false */
+  /** Wait until the resources are deleted. @default false */
   readonly wait?: boolean;
-  /** Timeout of the command. @default - the runner's commandTimeout */
+  /** Timeout of the command. @default the runner's commandTimeout */
   readonly timeout?: Duration;
 }
 
 /** Options of {@link HelmRunner.rollback}. */
 export interface RollbackOptions {
-  /** Wait until the resources are ready. @default - true */
+  /** Wait until the resources are ready. @default true */
   readonly wait?: boolean;
-  /** Timeout of the command. @default - the runner's commandTimeout */
+  /** Timeout of the command. @default the runner's commandTimeout */
   readonly timeout?: Duration;
-  /** Description recorded in the new revision (at most 256 characters). @default - helm's own ("Rollback to N") */
+  /** Description recorded in the new revision (at most 256 characters). @default helm's own ("Rollback to N") */
   readonly description?: string;
 }

@@ -69,11 +69,11 @@ export interface EnsureReleaseOptions {
    * releases it repairs or upgrades (see `ownershipOf`).
    */
   readonly owner: ReleaseOwner;
-  /** Receives progress. @default - nothing is reported */
+  /** Receives progress. @default nothing is reported */
   readonly onProgress?: (event: ProgressEvent) => void;
-  /** Cancels waits between attempts (pass the same signal to the runner to kill helm). @default - not cancellable */
+  /** Cancels waits between attempts (pass the same signal to the runner to kill helm). @default not cancellable */
   readonly signal?: AbortSignal;
-  /** Skip the `/readyz` wait (e.g. the caller just checked). @default - false */
+  /** Skip the `/readyz` wait (e.g. the caller just checked). @default false */
   readonly skipReadiness?: boolean;
   /**
    * The release is expected to exist (an update): look at it first. Otherwise each attempt first

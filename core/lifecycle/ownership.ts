@@ -53,7 +53,7 @@ export interface ReleaseOwner {
    * The owner's secret key (`id` is then the plain id keyed with it): each revision it writes
    * carries a `helm-handoff.dev/mark` label only this key makes, and a revision without a valid
    * one is not ours.
-   * @default - none: the plain labels are trusted (state written before keys, core API callers)
+   * @default none: the plain labels are trusted (state written before keys, core API callers)
    */
   readonly key?: string;
   /** Readable name of the owner for messages, e.g. `platform.prod.cni` (a label value). */

@@ -55,7 +55,7 @@ export interface ClassifyOptions {
   readonly now: number;
   /** A pending release whose last deployment is older than this is stale (one attempt timeout). */
   readonly staleAfter: Duration;
-  /** Compare a deployed release with the spec (Reconcile). @default - not compared: a deployed release is `deployed` */
+  /** Compare a deployed release with the spec (Reconcile). @default not compared: a deployed release is `deployed` */
   readonly compare?: ReleaseComparison;
 }
 

@@ -18,15 +18,15 @@ import type { ProgressEvent } from "./progress.js";
 export interface RemoveReleaseOptions {
   /** Who removes: only a release whose current revision this owner and instance wrote is uninstalled. */
   readonly owner: ReleaseOwner;
-  /** Receives progress. @default - nothing is reported */
+  /** Receives progress. @default nothing is reported */
   readonly onProgress?: (event: ProgressEvent) => void;
-  /** Wait until the resources are gone. @default - true */
+  /** Wait until the resources are gone. @default true */
   readonly wait?: boolean;
-  /** Timeout of one uninstall. @default - 5 minutes */
+  /** Timeout of one uninstall. @default 5 minutes */
   readonly timeout?: Duration;
-  /** Overall deadline for transient failures. @default - 5 minutes */
+  /** Overall deadline for transient failures. @default 5 minutes */
   readonly deadline?: Duration;
-  /** Cancels waits between attempts. @default - not cancellable */
+  /** Cancels waits between attempts. @default not cancellable */
   readonly signal?: AbortSignal;
 }
 

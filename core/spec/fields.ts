@@ -37,7 +37,7 @@ export function readableFile(p: string, field: string, what: string): string {
  *
  * @param value - the input
  * @param field - the prop, for the error message
- * @param fallback - returned when `value` is undefined; @default - none: undefined is an error
+ * @param fallback - returned when `value` is undefined; @default none: undefined is an error
  * @throws SpecError naming `field` when the value is not a positive duration, or is longer than `MAX_DURATION`
  */
 export function toDuration(value: unknown, field: string, fallback?: Duration): Duration {

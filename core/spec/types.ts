@@ -17,18 +17,18 @@ export interface RepoChartSource {
   /**
    * An exact version (`"1.2.3"`) or a semver range helm understands (`"^1.2"`, `"~1.2.3"`,
    * `">=1.0.0 <2.0.0"`, `"1.2.x"`).
-   * @default - the latest version the repository offers
+   * @default the latest version the repository offers
    */
   readonly version?: string;
-  /** User name for the repository's basic auth (needs `password`). @default - no authentication */
+  /** User name for the repository's basic auth (needs `password`). @default no authentication */
   readonly username?: string;
-  /** Password for the repository's basic auth (needs `username`). Never put in argv. @default - no authentication */
+  /** Password for the repository's basic auth (needs `username`). Never put in argv. @default no authentication */
   readonly password?: string;
-  /** Path of a CA bundle to verify the repository's TLS certificate. @default - the system's CAs */
+  /** Path of a CA bundle to verify the repository's TLS certificate. @default the system's CAs */
   readonly caFile?: string;
-  /** Skip TLS verification of the repository. @default - false */
+  /** Skip TLS verification of the repository. @default false */
   readonly insecureSkipTlsVerify?: boolean;
-  /** Use plain HTTP for an `oci://` registry. @default - false */
+  /** Use plain HTTP for an `oci://` registry. @default false */
   readonly plainHttp?: boolean;
   /**
    * The repository URL is a secret (a token in its path, as some hosted registries issue them):
@@ -56,27 +56,27 @@ export type DurationInput = Duration | string | number;
 
 /** Options of each install or upgrade attempt. */
 export interface InstallOptions {
-  /** Wait until the release's resources are ready (helm `--wait`, watcher strategy). @default - true */
+  /** Wait until the release's resources are ready (helm `--wait`, watcher strategy). @default true */
   readonly wait?: boolean;
-  /** Also wait for the release's Jobs to complete (needs `wait`). @default - false */
+  /** Also wait for the release's Jobs to complete (needs `wait`). @default false */
   readonly waitForJobs?: boolean;
-  /** Timeout of one attempt (helm `--timeout`, also enforced on the process). @default - 5 minutes */
+  /** Timeout of one attempt (helm `--timeout`, also enforced on the process). @default 5 minutes */
   readonly timeout?: DurationInput;
-  /** Do not install the chart's CRDs. @default - false */
+  /** Do not install the chart's CRDs. @default false */
   readonly skipCrds?: boolean;
-  /** Do not run the chart's hooks. @default - false */
+  /** Do not run the chart's hooks. @default false */
   readonly disableHooks?: boolean;
-  /** Description recorded in the release. @default - helm's own ("Install complete") */
+  /** Description recorded in the release. @default helm's own ("Install complete") */
   readonly description?: string;
 }
 
 /** How long and how often to retry transient failures. */
 export interface RetryPolicy {
-  /** Overall deadline of the operation, all attempts and waits included. @default - 15 minutes */
+  /** Overall deadline of the operation, all attempts and waits included. @default 15 minutes */
   readonly deadline?: DurationInput;
-  /** Smallest backoff between attempts. @default - 2 seconds */
+  /** Smallest backoff between attempts. @default 2 seconds */
   readonly minBackoff?: DurationInput;
-  /** Largest backoff between attempts. @default - 30 seconds */
+  /** Largest backoff between attempts. @default 30 seconds */
   readonly maxBackoff?: DurationInput;
 }
 
@@ -100,17 +100,17 @@ export interface AddonSpec {
   readonly chart: ChartSource;
   /** Release name: a lowercase DNS-1123 name of at most 53 characters. */
   readonly releaseName: string;
-  /** Namespace of the release (and of its release Secret). @default - "default" */
+  /** Namespace of the release (and of its release Secret). @default "default" */
   readonly namespace?: string;
-  /** Create the namespace if it does not exist. @default - false */
+  /** Create the namespace if it does not exist. @default false */
   readonly createNamespace?: boolean;
-  /** Chart values (a plain, JSON-serializable object). Treated as secret. @default - {} */
+  /** Chart values (a plain, JSON-serializable object). Treated as secret. @default {} */
   readonly values?: Record<string, unknown>;
-  /** Paths of YAML values files, applied before `values`. @default - none */
+  /** Paths of YAML values files, applied before `values`. @default none */
   readonly valueFiles?: readonly string[];
-  /** Options of each attempt. @default - see {@link InstallOptions} */
+  /** Options of each attempt. @default see {@link InstallOptions} */
   readonly install?: InstallOptions;
-  /** Lifecycle strategy. @default - "ApplyOnce" */
+  /** Lifecycle strategy. @default "ApplyOnce" */
   readonly strategy?: Strategy;
   /**
    * Reconcile only: take over a release of this name that this resource did not write (installed
@@ -120,7 +120,7 @@ export interface AddonSpec {
    * @default false
    */
   readonly adopt?: boolean;
-  /** Retry policy. @default - see {@link RetryPolicy} */
+  /** Retry policy. @default see {@link RetryPolicy} */
   readonly retry?: RetryPolicy;
 }
 

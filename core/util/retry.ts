@@ -29,17 +29,17 @@ export interface RetryOptions {
   readonly maxBackoff: Duration;
   /** Whether an error is worth another attempt; other errors are rethrown at once. */
   readonly isRetryable: (error: unknown) => boolean;
-  /** Called before each wait. @default - nothing is reported */
+  /** Called before each wait. @default nothing is reported */
   readonly onRetry?: (info: RetryInfo) => void;
-  /** Aborts the waits and is passed to attempts. @default - not cancellable */
+  /** Aborts the waits and is passed to attempts. @default not cancellable */
   readonly signal?: AbortSignal;
-  /** What is being retried, for the deadline error, e.g. `"install of release \"cni\""`. @default - "operation" */
+  /** What is being retried, for the deadline error, e.g. `"install of release \"cni\""`. @default "operation" */
   readonly what?: string;
-  /** Clock in milliseconds, for tests. @default - Date.now */
+  /** Clock in milliseconds, for tests. @default Date.now */
   readonly now?: () => number;
-  /** Sleep, for tests. @default - an abortable timer */
+  /** Sleep, for tests. @default an abortable timer */
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Random source in [0, 1), for tests. @default - Math.random */
+  /** Random source in [0, 1), for tests. @default Math.random */
   readonly random?: () => number;
 }
 

@@ -51,7 +51,7 @@ export interface FleetOptions {
   readonly clusters: readonly FleetCluster[];
   /**
    * The add-ons every cluster gets.
-   * @default - {@link defaultFleetAddons} with `wait: true`
+   * @default {@link defaultFleetAddons} with `wait: true`
    */
   readonly addons?: readonly FleetAddon[];
   /**
@@ -61,12 +61,12 @@ export interface FleetOptions {
   readonly concurrency?: number;
   /**
    * Pulumi backend URL; the stacks' state lives there and later runs find it again.
-   * @default - `file://REPO/.pulumi-state/fleet`
+   * @default `file://REPO/.pulumi-state/fleet`
    */
   readonly backendUrl?: string;
   /**
    * Passphrase of the stacks' secrets (the kubeconfigs and values are encrypted with it).
-   * @default - `$PULUMI_CONFIG_PASSPHRASE`, else "helm-handoff-fleet" (fine for local clusters only)
+   * @default `$PULUMI_CONFIG_PASSPHRASE`, else "helm-handoff-fleet" (fine for local clusters only)
    */
   readonly passphrase?: string;
   /**
@@ -77,12 +77,12 @@ export interface FleetOptions {
   /**
    * Directory holding one work dir per stack. It must be somewhere `@pulumi/pulumi` resolves from
    * (the dynamic provider loads it from the work dir).
-   * @default - `REPO/node_modules/.cache/helm-handoff-fleet`
+   * @default `REPO/node_modules/.cache/helm-handoff-fleet`
    */
   readonly workRoot?: string;
-  /** Extra environment for the Pulumi CLI and its plugins (e.g. `PULUMI_HOME`). @default - none */
+  /** Extra environment for the Pulumi CLI and its plugins (e.g. `PULUMI_HOME`). @default none */
   readonly env?: Readonly<Record<string, string>>;
-  /** Receives the engine's output of each stack, line by line as it comes. @default - dropped */
+  /** Receives the engine's output of each stack, line by line as it comes. @default dropped */
   readonly onOutput?: (cluster: string, text: string) => void;
 }
 

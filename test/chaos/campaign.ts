@@ -3,7 +3,7 @@
  * `--seed SEED+i --runs 1`) on one shared world, then the figures: runs, faults injected by kind,
  * runs converged, tries and time to converge, errors users saw by class, temp dirs swept, and the
  * invariant violations with the seed of each failing run. `npm run chaos -- --seed S --runs N
- * --addons K` runs it (`main.ts`); test/e2e/chaos.test.ts runs a short fixed-seed campaign.
+ * --addons K` runs it (`main.ts`); test/e2e/faults/chaos.test.ts runs a short fixed-seed campaign.
  *
  * Test-only code.
  *
@@ -26,7 +26,7 @@ export interface CampaignOptions {
   readonly log: (line: string) => void;
   /**
    * Run only the runs `i` with `i % count === index` (one lane of a campaign split across
-   * processes, each with its own world). @default - every run
+   * processes, each with its own world). @default every run
    */
   readonly lane?: { readonly index: number; readonly count: number };
 }

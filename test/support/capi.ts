@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Chart } from "cdk8s";
 import type { KubeObject } from "../../core/util/kube-object.js";
-import { clusterPath } from "../../local-cluster/capi-objects.js";
+import { clusterPath } from "../../local-cluster/controllers/capi/objects.js";
 import type { LocalCluster } from "../../local-cluster/index.js";
 import { newChart, RawApplier } from "./constructs.js";
 import type { Json } from "./gitops.js";

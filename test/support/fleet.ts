@@ -1,5 +1,5 @@
 /**
- * The fleet shared by test/e2e/faults-load.test.ts and bench/fleet.ts: the add-on declarations
+ * The fleet shared by test/e2e/faults/load.test.ts and bench/fleet.ts: the add-on declarations
  * (the same release names on every cluster, so only cluster identity tells them apart), a
  * monitor of the dynamic provider process (peak RSS, peak number of helm children) and one
  * measured `up`.
@@ -152,7 +152,7 @@ export interface MeasuredUp {
 
 /** Options of {@link measuredUp}. */
 export interface MeasuredUpOptions {
-  /** `pulumi up --parallel`. @default - the CLI's default (4 per CPU) */
+  /** `pulumi up --parallel`. @default the CLI's default (4 per CPU) */
   readonly parallel?: number;
 }
 

@@ -13,7 +13,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { execa } from "execa";
-import { toolchainBinDir } from "../../local-cluster/binaries.js";
+import { toolchainBinDir } from "../../local-cluster/control-plane/binaries.js";
 import { codeBlockAfter } from "./markdown.js";
 import { repoRoot } from "./repo-root.js";
 

@@ -6,7 +6,7 @@
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { toolchainBinDir } from "../../local-cluster/binaries.js";
+import { toolchainBinDir } from "../../local-cluster/control-plane/binaries.js";
 
 /** A helm wrapper and its argv log. */
 export interface HelmSpy {

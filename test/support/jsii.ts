@@ -16,7 +16,7 @@ import { delimiter, dirname, join } from "node:path";
 import { App, Chart, Duration } from "cdk8s";
 import { execa } from "execa";
 import { ArgoCdHandoff, ClusterAddon, type ClusterAddonProps, FluxHandoff } from "../../constructs/index.js";
-import { toolchainBinDir } from "../../local-cluster/binaries.js";
+import { toolchainBinDir } from "../../local-cluster/control-plane/binaries.js";
 import { chartPath } from "./charts.js";
 import { codeBlockAfter } from "./markdown.js";
 import { PYTHON_CONSTRAINTS } from "./python-program.js";

@@ -11,7 +11,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { execa, type Options } from "execa";
-import { toolchainBinDir } from "../../local-cluster/binaries.js";
+import { toolchainBinDir } from "../../local-cluster/control-plane/binaries.js";
 import { repoRoot } from "./repo-root.js";
 
 let tarball: Promise<string> | undefined;
@@ -89,7 +89,7 @@ export interface ProjectOptions {
   readonly packageJson?: Readonly<Record<string, unknown>>;
   /** Dependencies besides helm-handoff (which is always the packed tarball). */
   readonly dependencies?: Readonly<Record<string, string>>;
-  /** Dev dependencies. @default - none */
+  /** Dev dependencies. @default none */
   readonly devDependencies?: Readonly<Record<string, string>>;
   /** Files to write, by path relative to the project root. */
   readonly files: Readonly<Record<string, string>>;

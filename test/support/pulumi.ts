@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import * as automation from "@pulumi/pulumi/automation/index.js";
-import { pulumiNodejsPluginDir, toolchainBinDir } from "../../local-cluster/binaries.js";
+import { pulumiNodejsPluginDir, toolchainBinDir } from "../../local-cluster/control-plane/binaries.js";
 import { withPackageProvider } from "../../provider/index.js";
 import { repoRoot } from "./repo-root.js";
 
@@ -30,11 +30,11 @@ export interface TestStack {
 export interface TestStackOptions {
   /** Program run by every `up`/`preview`; replace with {@link TestStack.stack} `.workspace.program = ...`. */
   readonly program: automation.PulumiFn;
-  /** @default - a random name */
+  /** @default a random name */
   readonly stackName?: string;
   /** @default "helm-handoff-test" */
   readonly projectName?: string;
-  /** Extra environment for the CLI and its plugins (the dynamic provider). @default - none */
+  /** Extra environment for the CLI and its plugins (the dynamic provider). @default none */
   readonly env?: Readonly<Record<string, string>>;
   /**
    * Serve the program's `ClusterAddon`s by the package's provider, set up by `withPackageProvider`

@@ -16,7 +16,7 @@ import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import { execa } from "execa";
-import { toolchainBinDir } from "../../local-cluster/binaries.js";
+import { toolchainBinDir } from "../../local-cluster/control-plane/binaries.js";
 import { codeBlockAfter } from "./markdown.js";
 import { languageHostDir } from "./project.js";
 import { repoRoot } from "./repo-root.js";

@@ -19,9 +19,9 @@ import { join } from "node:path";
 export interface RegistryFrontOptions {
   /** The registry behind the front, `127.0.0.1:PORT` (plain HTTP). */
   readonly backend: string;
-  /** Serve TLS with this certificate and key (PEM file paths naming 127.0.0.1). @default - plain HTTP */
+  /** Serve TLS with this certificate and key (PEM file paths naming 127.0.0.1). @default plain HTTP */
   readonly tls?: { readonly cert: string; readonly key: string };
-  /** Require these basic-auth credentials (401 with a challenge otherwise). @default - answer 401 to every request */
+  /** Require these basic-auth credentials (401 with a challenge otherwise). @default answer 401 to every request */
   readonly credentials?: { readonly username: string; readonly password: string };
 }
 

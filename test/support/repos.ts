@@ -47,10 +47,10 @@ export interface HttpChartRepoOptions {
   readonly failFirst?: number;
   /**
    * Serve HTTPS with this certificate and key (PEM file paths; the certificate must name
-   * 127.0.0.1, as a local cluster's serving certificate does). @default - plain HTTP
+   * 127.0.0.1, as a local cluster's serving certificate does). @default plain HTTP
    */
   readonly tls?: { readonly cert: string; readonly key: string };
-  /** Serve everything under this path segment (a token in the URL, as hosted registries issue them). @default - the root */
+  /** Serve everything under this path segment (a token in the URL, as hosted registries issue them). @default the root */
   readonly secretPath?: string;
 }
 

@@ -1,0 +1,388 @@
+/**
+ * The jsii construct library from a Python cdk8s app: a project laid out like
+ * `cdk8s init python-app` (main.py, cdk8s.yaml, a virtualenv with `cdk8s` from PyPI and our wheel
+ * from `npm run package:jsii`, built once for this file) whose `python main.py` writes the same
+ * manifests, byte for byte, as the TypeScript constructs given the same props; spec errors arrive as
+ * Python exceptions with our message; the render cache, sensitive Secrets and the 1 MiB chunking
+ * behave as in TypeScript; docs/cdk8s.md's Python quick start runs as written.
+ */
+import assert from "node:assert/strict";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { App, Chart } from "cdk8s";
+import { execa } from "execa";
+import { parseAllDocuments } from "yaml";
+import { ClusterAddon } from "../../../constructs/index.js";
+import { isolateCache } from "../../support/constructs.js";
+import { createHelmSpy, type HelmSpy } from "../../support/helm-spy.js";
+import {
+  buildJsiiPackage,
+  cdk8sDocBlock,
+  copyTestCharts,
+  createPythonApp,
+  JSII_PACKAGE_VERSION,
+  type JsiiBuild,
+  type LanguageApp,
+  referenceApp,
+  runPython,
+  synthesizedFiles,
+} from "../../support/jsii.js";
+import { installedVersion, packedFiles } from "../../support/project.js";
+import { repoRoot } from "../../support/repo-root.js";
+import { type HttpChartRepo, startHttpChartRepo } from "../../support/repos.js";
+
+/** The Python app compared with `referenceApp` (test/support/jsii.ts): every output, every prop kind, the handoff constructs. */
+const MAIN_PY = `#!/usr/bin/env python
+from constructs import Construct
+from cdk8s import App, Chart, Duration
+
+from helm_handoff_cdk8s import (
+    ArgoCdAutomatedSync,
+    ArgoCdHandoff,
+    ChartSource,
+    ClusterAddon,
+    ClusterAddonOutput,
+    ClusterApiVersion,
+    FluxHandoff,
+    FluxValuesKind,
+    FluxValuesReference,
+    HandoffRecord,
+    HooksPolicy,
+    InstallOptions,
+    LabelSelector,
+    LabelSelectorOperator,
+    LabelSelectorRequirement,
+    Strategy,
+)
+
+
+class Manifests(Chart):
+    def __init__(self, scope: Construct, id: str):
+        super().__init__(scope, id)
+        ClusterAddon(self, "cni",
+            chart=ChartSource.from_path("./charts/schema"),
+            namespace="kube-system",
+            create_namespace=True,
+            values={"replicas": 2, "mode": "b"})
+        ClusterAddon(self, "hooked",
+            chart=ChartSource.from_path("./charts/hook"),
+            release_name="hooks",
+            hooks=HooksPolicy.INCLUDE,
+            kube_version="1.36.0",
+            api_versions=["monitoring.coreos.com/v1"])
+
+
+class Carriers(Chart):
+    def __init__(self, scope: Construct, id: str):
+        super().__init__(scope, id)
+        ClusterAddon(self, "workload",
+            chart=ChartSource.from_path("./charts/workload"),
+            namespace="apps",
+            values={"replicaCount": 3, "podLabels": {"tier": "bootstrap"}, "message": "hello"},
+            strategy=Strategy.RECONCILE,
+            output=ClusterAddonOutput.CLUSTER_RESOURCE_SET,
+            cluster_selector=LabelSelector(
+                match_labels={"cni": "bootstrap"},
+                match_expressions=[LabelSelectorRequirement(
+                    key="env", operator=LabelSelectorOperator.IN, values=["prod", "staging"])]),
+            cluster_api_version=ClusterApiVersion.V1BETA1,
+            carrier_namespace="fleet",
+            max_carrier_bytes=2048)
+
+
+class Proxy(Chart):
+    def __init__(self, scope: Construct, id: str):
+        super().__init__(scope, id)
+        cni = ClusterAddon(self, "cni",
+            chart=ChartSource.from_oci("registry.example.org/charts", "cni", version="1.2.3"),
+            namespace="kube-system",
+            values={"ipam": {"mode": "kubernetes"}, "banner": "{{ not a template }}", "mtu": 1450.5},
+            install=InstallOptions(wait=False, timeout=Duration.minutes(10), skip_crds=True),
+            output=ClusterAddonOutput.HELM_CHART_PROXY,
+            cluster_selector=LabelSelector(match_labels={"cni": "bootstrap"}))
+        record = cni.handoff_record(cluster_id="sha256:0123", server="https://10.0.0.1:6443",
+                                    revision=1, installed_at="2026-12-05T10:00:00.000Z")
+        FluxHandoff(self, "flux", record=record, interval="5m",
+            values={"ipam": {"mode": "kubernetes"}},
+            values_from=[FluxValuesReference(kind=FluxValuesKind.SECRET, name="cni-secret-values")])
+        # a record read back from its JSON form (as from a Pulumi stack output) is the same record
+        assert HandoffRecord.from_json(record.to_json()).to_json() == record.to_json()
+        assert (record.release_name, record.revision, record.strategy) == ("cni", 1, Strategy.APPLY_ONCE)
+        ArgoCdHandoff(self, "argocd", record=HandoffRecord.from_json(record.to_json()), project="platform",
+            automated=ArgoCdAutomatedSync(self_heal=True), sync_on_create=False)
+
+
+app = App()
+Manifests(app, "manifests")
+Carriers(app, "carriers")
+Proxy(app, "proxy")
+app.synth()
+`;
+
+let build: JsiiBuild;
+let project: LanguageApp;
+let cache: ReturnType<typeof isolateCache>;
+let spy: HelmSpy;
+const cleanup: (() => Promise<void>)[] = [];
+
+/** The environment of a Python run: this file's render cache, helm through the spy. */
+function pyEnv(): Record<string, string> {
+  return { XDG_CACHE_HOME: cache.dir, HELM_HANDOFF_HELM: spy.binary };
+}
+
+/** Runs a Python script written into the project, returning its stdout. */
+async function python(name: string, source: string): Promise<string> {
+  await writeFile(join(project.dir, name), source);
+  return (await runPython(project, pyEnv(), name)).stdout;
+}
+
+before(async () => {
+  build = await buildJsiiPackage("python");
+  cleanup.push(() => build.remove());
+  project = await createPythonApp("bootstrap", MAIN_PY, build.wheel);
+  cleanup.push(() => project.remove());
+  await copyTestCharts(project.dir);
+  spy = await createHelmSpy();
+  cleanup.push(() => spy.remove());
+  cache = isolateCache();
+  cleanup.push(async () => cache.restore());
+});
+
+after(async () => {
+  for (const f of cleanup.reverse()) await f();
+});
+
+test("python main.py writes the same Manifests, ClusterResourceSet and HelmChartProxy output as the TypeScript app, byte for byte", {
+  timeout: 300_000,
+}, async () => {
+  await runPython(project, pyEnv());
+  const tsOut = join(project.dir, "ts-dist");
+  referenceApp(project.dir, tsOut);
+  const python = synthesizedFiles(join(project.dir, "dist"));
+  const typescript = synthesizedFiles(tsOut);
+  assert.deepEqual(Object.keys(python), ["carriers.k8s.yaml", "manifests.k8s.yaml", "proxy.k8s.yaml"]);
+  for (const [file, text] of Object.entries(typescript)) assert.equal(python[file], text, file);
+  assert.deepEqual(Object.keys(python), Object.keys(typescript));
+  const kinds = (file: string) =>
+    parseAllDocuments(python[file] ?? "").map((d) => (d.toJS() as { kind: string }).kind);
+  assert.deepEqual(kinds("proxy.k8s.yaml"), [
+    "HelmChartProxy",
+    "OCIRepository",
+    "HelmRelease",
+    "Application",
+  ]);
+  assert.ok(kinds("carriers.k8s.yaml").filter((k) => k === "ConfigMap").length >= 2, "chunked into carriers");
+  assert.equal(kinds("carriers.k8s.yaml").at(-1), "ClusterResourceSet");
+  assert.ok(kinds("manifests.k8s.yaml").includes("Job"), "the hook is included");
+});
+
+test("the jsii package's npm tarball bundles this checkout's npm pack of helm-handoff and yaml, and nothing else", {
+  timeout: 120_000,
+}, async () => {
+  const js = join(build.dir, "js");
+  const [tgz] = await readdir(js);
+  assert.equal(tgz, `helm-handoff-cdk8s@${JSII_PACKAGE_VERSION}.jsii.tgz`);
+  const { stdout } = await execa("tar", ["tzf", join(js, tgz ?? "")]);
+  const entries = stdout.split("\n").filter((e) => e !== "" && !e.endsWith("/"));
+  const bundled = new Set(
+    entries.map((e) => /^package\/node_modules\/([^/]+)\//.exec(e)?.[1]).filter(Boolean),
+  );
+  assert.deepEqual([...bundled].sort(), ["helm-handoff", "yaml"]);
+  const helmHandoff = entries
+    .filter((e) => e.startsWith("package/node_modules/helm-handoff/"))
+    .map((e) => e.slice("package/node_modules/helm-handoff/".length))
+    .sort();
+  assert.deepEqual(helmHandoff, await packedFiles());
+  const manifest = JSON.parse(
+    (await execa("tar", ["xzOf", join(js, tgz ?? ""), "package/package.json"])).stdout,
+  ) as { dependencies: Record<string, string>; bundledDependencies: string[] };
+  assert.deepEqual(manifest.bundledDependencies, ["helm-handoff", "yaml"]);
+  assert.equal(manifest.dependencies["helm-handoff"], installedVersion("helm-handoff"));
+  assert.equal(manifest.dependencies.yaml, installedVersion("yaml"));
+});
+
+test("an invalid spec raises a Python exception carrying the field and the fix", {
+  timeout: 120_000,
+}, async () => {
+  const out = await python(
+    "invalid.py",
+    `from cdk8s import App, Chart
+from helm_handoff_cdk8s import ChartSource, ClusterAddon, ClusterAddonOutput
+
+chart = Chart(App(), "invalid")
+try:
+    ClusterAddon(chart, "cni", chart=ChartSource.from_path("./charts/schema"),
+                 output=ClusterAddonOutput.CLUSTER_RESOURCE_SET)
+except Exception as error:
+    print(type(error).__name__)
+    print(error)
+`,
+  );
+  assert.equal(
+    out,
+    "RuntimeError\n" +
+      'clusterSelector is required with output "ClusterResourceSet": give matchLabels or matchExpressions selecting the Clusters, e.g. { matchLabels: { cni: "bootstrap" } }',
+  );
+});
+
+test("a second python main.py with nothing changed reads the render cache and starts no helm process", {
+  timeout: 300_000,
+}, async () => {
+  const script = `from cdk8s import App, Chart
+from helm_handoff_cdk8s import ChartSource, ClusterAddon
+
+chart = Chart(App(), "cached")
+addon = ClusterAddon(chart, "cached", chart=ChartSource.from_path("./charts/schema"),
+                     values={"replicas": 3, "mode": "a"})
+print(addon.from_cache)
+`;
+  await spy.reset();
+  assert.equal(await python("cached.py", script), "False");
+  assert.ok(
+    (await spy.calls()).some((c) => c.startsWith("template cached ")),
+    "the first run renders",
+  );
+  await spy.reset();
+  assert.equal(await python("cached.py", script), "True");
+  assert.deepEqual(await spy.calls(), []);
+});
+
+test("sensitive values from Python go into resource-set Secrets and never into the render cache", {
+  timeout: 300_000,
+}, async () => {
+  const entries = async () => (await readdir(join(cache.dir, "helm-handoff", "render-cache"))).sort();
+  await runPython(project, pyEnv(), "main.py"); // the cache holds the main app's renders now
+  const before = await entries();
+  const out = await python(
+    "sensitive.py",
+    `import json
+from cdk8s import App, Chart
+from helm_handoff_cdk8s import ChartSource, ClusterAddon, ClusterAddonOutput, LabelSelector
+
+app = App(outdir="sensitive-dist")
+chart = Chart(app, "sensitive")
+addon = ClusterAddon(chart, "cni", chart=ChartSource.from_path("./charts/schema"),
+                     values={"replicas": 4, "mode": "b"}, sensitive=True,
+                     output=ClusterAddonOutput.CLUSTER_RESOURCE_SET,
+                     cluster_selector=LabelSelector(match_labels={"cni": "bootstrap"}))
+app.synth()
+print(json.dumps({"fromCache": addon.from_cache}))
+`,
+  );
+  assert.equal(out, '{"fromCache": false}');
+  assert.deepEqual(await entries(), before);
+  const text = await readFile(join(project.dir, "sensitive-dist", "sensitive.k8s.yaml"), "utf8");
+  const docs = parseAllDocuments(text).map(
+    (d) => d.toJS() as { kind: string; type?: string; metadata: { name: string } },
+  );
+  assert.deepEqual(
+    docs.map((d) => [d.kind, d.metadata.name, d.type ?? null]),
+    [
+      ["Secret", "cni-000", "addons.cluster.x-k8s.io/resource-set"],
+      ["ClusterResourceSet", "cni", null],
+    ],
+  );
+  const tsOut = join(project.dir, "sensitive-ts");
+  const app = new App({ outdir: tsOut });
+  new ClusterAddon(new Chart(app, "sensitive"), "cni", {
+    chart: { path: join(project.dir, "charts/schema") },
+    values: { replicas: 4, mode: "b" },
+    sensitive: true,
+    output: "ClusterResourceSet",
+    clusterSelector: { matchLabels: { cni: "bootstrap" } },
+  });
+  app.synth();
+  assert.equal(text, await readFile(join(tsOut, "sensitive.k8s.yaml"), "utf8"));
+});
+
+test("a release over 1 MiB from Python is chunked into ClusterResourceSet carriers exactly as in TypeScript", {
+  timeout: 300_000,
+}, async () => {
+  await python(
+    "big.py",
+    `from cdk8s import App, Chart
+from helm_handoff_cdk8s import ChartSource, ClusterAddon, ClusterAddonOutput, LabelSelector
+
+app = App(outdir="big-dist")
+ClusterAddon(Chart(app, "big"), "big", chart=ChartSource.from_path("./charts/big"), namespace="ops",
+             create_namespace=True, output=ClusterAddonOutput.CLUSTER_RESOURCE_SET,
+             cluster_selector=LabelSelector(match_labels={"addons": "big"}))
+app.synth()
+`,
+  );
+  const text = await readFile(join(project.dir, "big-dist", "big.k8s.yaml"), "utf8");
+  assert.ok(Buffer.byteLength(text) > 1024 * 1024, `${Buffer.byteLength(text)} bytes`);
+  const carriers = parseAllDocuments(text)
+    .map((d) => d.toJS() as { kind: string; metadata: { name: string }; data?: Record<string, string> })
+    .filter((d) => d.kind === "ConfigMap");
+  assert.deepEqual(
+    carriers.map((c) => c.metadata.name),
+    ["big-000", "big-001"],
+  );
+  for (const c of carriers) {
+    const bytes = Object.entries(c.data ?? {}).reduce(
+      (n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v),
+      0,
+    );
+    assert.ok(bytes <= 900 * 1024, `${c.metadata.name} holds ${bytes} bytes`);
+  }
+  const tsOut = join(project.dir, "big-ts");
+  const app = new App({ outdir: tsOut });
+  new ClusterAddon(new Chart(app, "big"), "big", {
+    chart: { path: join(project.dir, "charts/big") },
+    namespace: "ops",
+    createNamespace: true,
+    output: "ClusterResourceSet",
+    clusterSelector: { matchLabels: { addons: "big" } },
+  });
+  app.synth();
+  assert.equal(text, await readFile(join(tsOut, "big.k8s.yaml"), "utf8"));
+});
+
+test("a chart that renders differently each time gives the same warning in Python as in TypeScript", {
+  timeout: 300_000,
+}, async () => {
+  const out = await python(
+    "nondeterministic.py",
+    `import json
+from cdk8s import App, Chart
+from helm_handoff_cdk8s import ChartSource, ClusterAddon
+
+addon = ClusterAddon(Chart(App(), "random"), "rnd", chart=ChartSource.from_path("./charts/random"))
+print(json.dumps({"nondeterministic": addon.nondeterministic, "warnings": addon.warnings}))
+`,
+  );
+  const addon = new ClusterAddon(new Chart(new App(), "random"), "rnd", {
+    chart: { path: join(project.dir, "charts/random") },
+  });
+  assert.deepEqual(addon.nondeterministic, ["ConfigMap default/rnd-random"]);
+  assert.deepEqual(JSON.parse(out), { nondeterministic: addon.nondeterministic, warnings: addon.warnings });
+});
+
+test("the Python quick start of docs/cdk8s.md runs as written with python main.py", {
+  timeout: 300_000,
+}, async () => {
+  const repo: HttpChartRepo = await startHttpChartRepo({
+    charts: [join(repoRoot(), "examples", "bootstrap", "charts", "cni")],
+  });
+  cleanup.push(() => repo.close());
+  const block = cdk8sDocBlock("### Python quick start", "python");
+  const program = block.replace("https://charts.example.org", repo.url);
+  assert.notEqual(program, block, "the quick start names the chart repository https://charts.example.org");
+  const quickstart = await createPythonApp("quickstart", program, build.wheel);
+  cleanup.push(() => quickstart.remove());
+  await runPython(quickstart, pyEnv());
+  const files = synthesizedFiles(join(quickstart.dir, "dist"));
+  assert.deepEqual(Object.keys(files), ["bootstrap.k8s.yaml"]);
+  const docs = parseAllDocuments(files["bootstrap.k8s.yaml"] ?? "").map(
+    (d) => d.toJS() as { kind: string; metadata: { name: string; annotations?: Record<string, string> } },
+  );
+  assert.deepEqual(
+    docs.map((d) => [d.kind, d.metadata.name, d.metadata.annotations?.["meta.helm.sh/release-name"]]),
+    [
+      ["ConfigMap", "cni-config", "cni"],
+      ["DaemonSet", "cni-agent", "cni"],
+    ],
+  );
+});

@@ -1,0 +1,93 @@
+/**
+ * The fault campaign's own rules, without a cluster: a seed draws the same run every time, what a
+ * user saw is sorted into typed errors with or without their next step, and the model follows
+ * the strategies' promises (test/chaos/).
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { drawFault } from "../../chaos/faults.js";
+import {
+  type AddonModel,
+  afterDestroy,
+  afterUp,
+  drawAddons,
+  leftUnreachable,
+  programValues,
+} from "../../chaos/model.js";
+import { seededRng } from "../../chaos/rng.js";
+import { classifyErrors } from "../../chaos/user-errors.js";
+
+test("the same seed draws the same add-ons and faults, and another seed other ones", () => {
+  const draw = (seed: number): unknown => {
+    const rng = seededRng(seed);
+    return { addons: drawAddons(rng, 3, "c"), faults: [drawFault(rng), drawFault(rng), drawFault(rng)] };
+  };
+  assert.deepEqual(draw(107), draw(107));
+  assert.notDeepEqual(draw(107), draw(108));
+});
+
+test("a deadline error with its next step is typed and complete, one without it is typed but incomplete", () => {
+  const output = [
+    "Diagnostics:",
+    "  helm-handoff:index:ClusterAddon (a):",
+    "    error: uninstall of release default/a did not succeed within the deadline of 20s after 3 attempt(s):",
+    "      #1 at 2026-12-05T00:00:00.000Z: helm status exited with code 1 (transient: API server or repository unreachable)",
+    "    last cause: connection refused",
+    "    next step: fix what the last cause names, then run the same operation again",
+    "",
+    "  helm-handoff:index:ClusterAddon (b):",
+    "    error: install of release default/b did not succeed within the deadline of 20s after 1 attempt(s):",
+    "    last cause: connection refused",
+    "",
+    "  pulumi:pulumi:Stack (s):",
+    "    error: update failed",
+  ].join("\n");
+  assert.deepEqual(classifyErrors(output, false), [
+    {
+      kind: "typed",
+      message:
+        "uninstall of release default/a did not succeed within the deadline of 20s after 3 attempt(s):",
+      nextStep: true,
+    },
+    {
+      kind: "typed",
+      message: "install of release default/b did not succeed within the deadline of 20s after 1 attempt(s):",
+      nextStep: false,
+    },
+  ]);
+});
+
+test("an engine error is the direct effect of a kill only when the attempt's fault killed a process", () => {
+  const output = "    error: could not read plugin [/bin/pulumi-resource-pulumi-nodejs]: exit status -1\n";
+  assert.equal(classifyErrors(output, true)[0]?.kind, "killed");
+  // seed 1181: the engine's words for a plugin killed while it served
+  const died = "    error: Detected that /x/pulumi-resource-helm-handoff exited prematurely.\n";
+  assert.equal(classifyErrors(died, true)[0]?.kind, "killed");
+  assert.equal(classifyErrors(output, false)[0]?.kind, "untyped");
+});
+
+test("after an up, Reconcile releases follow the program and ApplyOnce ones keep their first values", () => {
+  const [once, reconcile] = drawAddons(seededRng(1), 2, "m") as [AddonModel, AddonModel];
+  once.strategy = "ApplyOnce";
+  reconcile.strategy = "Reconcile";
+  afterUp([once, reconcile], 1);
+  const first = programValues(once, 1);
+  once.gen++;
+  reconcile.gen++;
+  afterUp([once, reconcile], 1);
+  assert.deepEqual(once.expected, first);
+  assert.deepEqual(reconcile.expected, programValues(reconcile, 1));
+});
+
+test("after a destroy, Reconcile releases are gone unless the delete found the cluster unreachable", () => {
+  const [a, b] = drawAddons(seededRng(2), 2, "d") as [AddonModel, AddonModel];
+  a.strategy = "Reconcile";
+  b.strategy = "Reconcile";
+  afterUp([a, b], 2);
+  const warning =
+    "[helm-handoff] d-1: warning: cluster https://127.0.0.1:1 unreachable for 30s; leaving release default/d-1 as it is and dropping it from state";
+  afterDestroy([a, b], leftUnreachable(warning));
+  assert.equal(a.expected, undefined);
+  assert.deepEqual(b.expected, programValues(b, 2));
+  assert.deepEqual([a.inStack, b.inStack], [false, false]);
+});
