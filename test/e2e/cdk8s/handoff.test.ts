@@ -23,10 +23,9 @@ import { applyAll, synth, synthApp } from "../../support/capi.js";
 import { clusterSuite } from "../../support/cluster.js";
 import { isolateCache, RawApplier } from "../../support/constructs.js";
 import { conditionOf, getObject, runHandoffCli, uidsOf, waitFor } from "../../support/gitops.js";
-import { repoRoot } from "../../support/repo-root.js";
 import { type HttpChartRepo, startHttpChartRepo } from "../../support/repos.js";
+import { CNI_OBJECTS, CNI_VALUES, exampleChart } from "../../support/takeover.js";
 
-const CNI_VALUES = { ipam: { mode: "kubernetes" } };
 /** The cdk8s app: the CNI-like chart from the test's repository as a Manifests output, and its handoff record. */
 const APP = `
 const { App, Chart } = await import(process.env.CDK8S);
@@ -40,10 +39,6 @@ const addon = new ClusterAddon(chart, "cni", {
 const record = addon.handoffRecord({ clusterId: process.env.CLUSTER_ID, server: process.env.SERVER });
 process.stdout.write(JSON.stringify({ objects: chart.toJson(), record }));
 `;
-const CNI_OBJECTS = [
-  { apiVersion: "v1", kind: "ConfigMap", name: "cni-config" },
-  { apiVersion: "apps/v1", kind: "DaemonSet", name: "cni-agent" },
-];
 
 /** The cdk8s side of one suite: the chart repository, the applied Manifests output and its record file. */
 function cdk8sApp(suite: { readonly cluster: LocalCluster }) {
@@ -52,7 +47,7 @@ function cdk8sApp(suite: { readonly cluster: LocalCluster }) {
     state.cache = isolateCache();
     state.dir = mkdtempSync(join(tmpdir(), "hh-cdk8s-handoff-"));
     state.repo = await startHttpChartRepo({
-      charts: [join(repoRoot(), "examples", "bootstrap", "charts", "cni")],
+      charts: [exampleChart("cni")],
     });
   });
   after(async () => {

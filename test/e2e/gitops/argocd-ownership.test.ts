@@ -8,39 +8,28 @@
  * after a refresh dropped it; and a Reconcile add-on that Argo CD took over is left by destroy.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import {
   type ArgoCdHandoffOptions,
-  argoCdApplicationObject,
   type HandoffRecord,
   verifyHandoff,
 } from "../../../core/handoff/gitops.js";
-import { type LocalCluster, startLocalCluster } from "../../../local-cluster/index.js";
 import type { ClusterAddonArgs } from "../../../provider/index.js";
-import { type AddonStack, addonStack, liveRelease } from "../../support/addon.js";
-import { bootstrapArgs, createObjects, runHandoffCli, uidsOf, waitFor } from "../../support/gitops.js";
-import { createHelmSpy, type HelmSpy } from "../../support/helm-spy.js";
-import { repoRoot } from "../../support/repo-root.js";
-import { type HttpChartRepo, startHttpChartRepo } from "../../support/repos.js";
-
-const exampleChart = (name: string): string => join(repoRoot(), "examples", "bootstrap", "charts", name);
+import { liveRelease } from "../../support/addon.js";
+import { runHandoffCli, uidsOf, waitFor } from "../../support/gitops.js";
+import { CNI_OBJECTS as cniObjects, exampleChart, takeoverSuite } from "../../support/takeover.js";
 
 describe("a release Argo CD took over is not helm-handoff's to write", { timeout: 900_000 }, () => {
-  let cluster: LocalCluster;
-  let repo: HttpChartRepo;
-  let spy: HelmSpy;
-  let s: AddonStack;
-  const cniObjects = [
-    { apiVersion: "v1", kind: "ConfigMap", name: "cni-config" },
-    { apiVersion: "apps/v1", kind: "DaemonSet", name: "cni-agent" },
-  ];
+  const suite = takeoverSuite({
+    name: "argocd-own",
+    gitops: "argocd",
+    charts: [exampleChart("cni"), exampleChart("gitops"), "schema"],
+  });
   const keepObjects = [{ apiVersion: "v1", kind: "ConfigMap", name: "keep-schema" }];
 
   /** The add-ons: `cni` (ApplyOnce unless switched), `ctl` and `keep` (Reconcile). */
   const addons = (cni: Partial<ClusterAddonArgs> = {}, names = ["cni", "ctl", "keep"]) => {
-    const args = (chart: string, version: string, namespace: string, values: Record<string, unknown>) =>
-      bootstrapArgs(cluster, repo.url, chart, version, namespace, values);
+    const args = suite.args;
     const all = [
       {
         name: "cni",
@@ -64,46 +53,32 @@ describe("a release Argo CD took over is not helm-handoff's to write", { timeout
   const handOff = async (name: string, options: ArgoCdHandoffOptions) => {
     const record = records[name];
     assert.ok(record, `a record of ${name}`);
-    await createObjects(cluster, [
-      argoCdApplicationObject(record, { destinationServer: cluster.gitops?.destinationServer, ...options }),
-    ]);
+    await suite.argoCdHandOff(record, options);
     await waitFor(
       `Argo CD to take ${name} over`,
       async () =>
-        (await verifyHandoff(record, { kubeconfig: cluster.kubeconfig })).state === "handed-off"
+        (await verifyHandoff(record, { kubeconfig: suite.cluster.kubeconfig })).state === "handed-off"
           ? true
           : undefined,
       240_000,
-      async () => JSON.stringify(await verifyHandoff(record, { kubeconfig: cluster.kubeconfig })),
+      async () => JSON.stringify(await verifyHandoff(record, { kubeconfig: suite.cluster.kubeconfig })),
     );
   };
   const helmWrites = async () =>
-    (await spy.calls()).filter((argv) => /^(install|upgrade|uninstall|rollback) /.test(argv));
+    (await suite.spy.calls()).filter((argv) => /^(install|upgrade|uninstall|rollback) /.test(argv));
 
   before(async () => {
-    [cluster, repo, spy] = await Promise.all([
-      startLocalCluster({ name: "argocd-own", workloads: true, gitops: "argocd" }),
-      startHttpChartRepo({ charts: [exampleChart("cni"), exampleChart("gitops"), "schema"] }),
-      createHelmSpy(),
-    ]);
-    s = await addonStack([], spy);
-    s.current = addons();
-    assert.equal((await s.up()).summary.result, "succeeded");
-    const outputs = await s.stack.outputs();
-    for (const name of ["cni", "ctl", "keep"])
-      records[name] = outputs[`${name}Handoff`]?.value as HandoffRecord;
-  });
-  after(async () => {
-    await s?.dispose();
-    await Promise.allSettled([cluster?.stop(), repo?.close(), spy?.remove()]);
+    suite.stack.current = addons();
+    assert.equal((await suite.stack.up()).summary.result, "succeeded");
+    for (const name of ["cni", "ctl", "keep"]) records[name] = await suite.record(name);
   });
 
   test("an ApplyOnce add-on handed to Argo CD and then switched to Reconcile is refused: no helm upgrade", async () => {
     await handOff("cni", { values: { ipam: { mode: "kubernetes" } }, automated: true });
-    const uids = await uidsOf(cluster, "kube-system", cniObjects);
-    s.current = addons({ strategy: "Reconcile", values: { ipam: { mode: "eni" } } });
-    await spy.reset();
-    await assert.rejects(s.up(), (e: unknown) => {
+    const uids = await uidsOf(suite.cluster, "kube-system", cniObjects);
+    suite.stack.current = addons({ strategy: "Reconcile", values: { ipam: { mode: "eni" } } });
+    await suite.spy.reset();
+    await assert.rejects(suite.stack.up(), (e: unknown) => {
       assert.match(
         String(e),
         /release kube-system\/cni is not this resource's: revision 1 carries this resource's marks, but another controller manages the release now: Argo CD Application argocd\/cni names it\. helm-handoff never writes to a release another controller manages\./,
@@ -111,23 +86,23 @@ describe("a release Argo CD took over is not helm-handoff's to write", { timeout
       return true;
     });
     assert.deepEqual(await helmWrites(), [], "no helm write");
-    assert.equal((await liveRelease(cluster, "cni", "kube-system"))?.revision, 1);
-    assert.deepEqual(await uidsOf(cluster, "kube-system", cniObjects), uids);
-    s.current = addons();
+    assert.equal((await liveRelease(suite.cluster, "cni", "kube-system"))?.revision, 1);
+    assert.deepEqual(await uidsOf(suite.cluster, "kube-system", cniObjects), uids);
+    suite.stack.current = addons();
   });
 
   test("after retire-helm-storage, a Reconcile refresh and up do not install again over Argo CD's objects", async () => {
     await handOff("ctl", { values: { replicas: 1 }, automated: true });
     const objects = [{ apiVersion: "apps/v1", kind: "Deployment", name: "ctl-controller" }];
-    const uids = await uidsOf(cluster, "ctl-system", objects);
+    const uids = await uidsOf(suite.cluster, "ctl-system", objects);
     const retired = await runHandoffCli(
-      ["retire-helm-storage", "--kubeconfig", cluster.kubeconfigPath],
+      ["retire-helm-storage", "--kubeconfig", suite.cluster.kubeconfigPath],
       JSON.stringify(records.ctl),
     );
     assert.equal(retired.code, 0, retired.stderr);
-    assert.equal((await s.refresh()).summary.result, "succeeded");
-    await spy.reset();
-    await assert.rejects(s.up(), (e: unknown) => {
+    assert.equal((await suite.stack.refresh()).summary.result, "succeeded");
+    await suite.spy.reset();
+    await assert.rejects(suite.stack.up(), (e: unknown) => {
       assert.match(
         String(e),
         /release ctl-system\/ctl is not this resource's: Helm has no release of that name, but another controller manages it: Argo CD Application argocd\/ctl names it\./,
@@ -135,18 +110,18 @@ describe("a release Argo CD took over is not helm-handoff's to write", { timeout
       return true;
     });
     assert.deepEqual(await helmWrites(), [], "no helm install");
-    assert.equal(await liveRelease(cluster, "ctl", "ctl-system"), undefined);
-    assert.deepEqual(await uidsOf(cluster, "ctl-system", objects), uids);
-    s.current = addons({}, ["cni", "keep"]);
+    assert.equal(await liveRelease(suite.cluster, "ctl", "ctl-system"), undefined);
+    assert.deepEqual(await uidsOf(suite.cluster, "ctl-system", objects), uids);
+    suite.stack.current = addons({}, ["cni", "keep"]);
   });
 
   test("destroy leaves a Reconcile release whose objects Argo CD took over, and every object", async () => {
     await handOff("keep", { values: { replicas: 1, mode: "a" }, automated: true });
-    const uids = await uidsOf(cluster, "keep-system", keepObjects);
-    await spy.reset();
-    assert.equal((await s.destroy()).summary.result, "succeeded");
+    const uids = await uidsOf(suite.cluster, "keep-system", keepObjects);
+    await suite.spy.reset();
+    assert.equal((await suite.stack.destroy()).summary.result, "succeeded");
     assert.deepEqual(await helmWrites(), [], "no helm uninstall");
-    assert.equal((await liveRelease(cluster, "keep", "keep-system"))?.revision, 1);
-    assert.deepEqual(await uidsOf(cluster, "keep-system", keepObjects), uids);
+    assert.equal((await liveRelease(suite.cluster, "keep", "keep-system"))?.revision, 1);
+    assert.deepEqual(await uidsOf(suite.cluster, "keep-system", keepObjects), uids);
   });
 });

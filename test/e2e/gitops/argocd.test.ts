@@ -7,20 +7,15 @@
  * `helm-handoff status` tells whether it really took the objects over.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import {
   type ArgoCdHandoffOptions,
-  argoCdApplicationObject,
   type HandoffRecord,
   type HandoffStatus,
   verifyHandoff,
 } from "../../../core/handoff/gitops.js";
-import { type LocalCluster, startLocalCluster } from "../../../local-cluster/index.js";
-import { type AddonStack, addonStack, liveRelease } from "../../support/addon.js";
+import { liveRelease } from "../../support/addon.js";
 import {
-  bootstrapArgs,
-  createObjects,
   getObject,
   type Json,
   mergePatch,
@@ -29,45 +24,34 @@ import {
   uidsOf,
   waitFor,
 } from "../../support/gitops.js";
-import { createHelmSpy, type HelmSpy } from "../../support/helm-spy.js";
-import { repoRoot } from "../../support/repo-root.js";
-import { type HttpChartRepo, startHttpChartRepo } from "../../support/repos.js";
+import {
+  CNI_OBJECTS as cniObjects,
+  CNI_VALUES as cniValues,
+  exampleChart,
+  takeoverSuite,
+} from "../../support/takeover.js";
 
-const exampleChart = (name: string): string => join(repoRoot(), "examples", "bootstrap", "charts", name);
 const APP = "argoproj.io/v1alpha1";
 
 describe("Argo CD takes bootstrapped add-ons over", { timeout: 900_000 }, () => {
-  let cluster: LocalCluster;
-  let repo: HttpChartRepo;
-  let spy: HelmSpy;
-  let s: AddonStack;
-  const cniValues = { ipam: { mode: "kubernetes" } };
-  const cniObjects = [
-    { apiVersion: "v1", kind: "ConfigMap", name: "cni-config" },
-    { apiVersion: "apps/v1", kind: "DaemonSet", name: "cni-agent" },
-  ];
+  const suite = takeoverSuite({
+    name: "argocd",
+    gitops: "argocd",
+    charts: [exampleChart("cni"), exampleChart("gitops"), "random"],
+  });
   let cniUids: Record<string, string>;
   let cniRecord: HandoffRecord;
 
-  const addons = (cni: Record<string, unknown>) => {
-    const args = (chart: string, version: string, namespace: string, values: Record<string, unknown>) =>
-      bootstrapArgs(cluster, repo.url, chart, version, namespace, values);
-    return [
-      { name: "cni", args: args("cni", "1.0.0", "kube-system", cni) },
-      { name: "gitops", args: args("gitops", "2.0.0", "gitops-system", { replicas: 1 }) },
-      { name: "random", args: args("random", "0.1.0", "random-system", {}) },
-    ];
-  };
-  const record = async (name: string) => (await s.stack.outputs())[`${name}Handoff`]?.value as HandoffRecord;
-  const application = (name: string) => getObject(cluster, APP, "Application", "argocd", name);
+  const addons = (cni: Record<string, unknown>) => [
+    { name: "cni", args: suite.args("cni", "1.0.0", "kube-system", cni) },
+    { name: "gitops", args: suite.args("gitops", "2.0.0", "gitops-system", { replicas: 1 }) },
+    { name: "random", args: suite.args("random", "0.1.0", "random-system", {}) },
+  ];
+  const record = suite.record;
+  const application = (name: string) => getObject(suite.cluster, APP, "Application", "argocd", name);
   const handOff = async (name: string, options: ArgoCdHandoffOptions) =>
-    createObjects(cluster, [
-      argoCdApplicationObject(await record(name), {
-        destinationServer: cluster.gitops?.destinationServer,
-        ...options,
-      }),
-    ]);
-  const verdict = (r: HandoffRecord) => verifyHandoff(r, { kubeconfig: cluster.kubeconfig });
+    suite.argoCdHandOff(await record(name), options);
+  const verdict = (r: HandoffRecord) => verifyHandoff(r, { kubeconfig: suite.cluster.kubeconfig });
   const until = (name: string, want: (v: HandoffStatus) => boolean) =>
     waitFor(
       `the verdict on ${name}`,
@@ -80,21 +64,11 @@ describe("Argo CD takes bootstrapped add-ons over", { timeout: 900_000 }, () => 
     );
 
   before(async () => {
-    [cluster, repo, spy] = await Promise.all([
-      startLocalCluster({ name: "argocd", workloads: true, gitops: "argocd" }),
-      startHttpChartRepo({ charts: [exampleChart("cni"), exampleChart("gitops"), "random"] }),
-      createHelmSpy(),
-    ]);
-    s = await addonStack([], spy);
-    s.current = addons(cniValues);
-    const up = await s.up();
+    suite.stack.current = addons(cniValues);
+    const up = await suite.stack.up();
     assert.equal(up.summary.result, "succeeded");
-    cniUids = await uidsOf(cluster, "kube-system", cniObjects);
+    cniUids = await uidsOf(suite.cluster, "kube-system", cniObjects);
     cniRecord = await record("cni");
-  });
-  after(async () => {
-    await s?.dispose();
-    await Promise.allSettled([cluster?.stop(), repo?.close(), spy?.remove()]);
   });
 
   test("Argo CD takes the objects over in place: Synced, Healthy, every object tracked, Helm's storage left at revision 1", async () => {
@@ -107,14 +81,18 @@ describe("Argo CD takes bootstrapped add-ons over", { timeout: 900_000 }, () => 
       health: "Healthy",
       objects: { total: 2, tracked: 2, missing: 0, drifted: 0, foreign: 0 },
     });
-    assert.deepEqual(await uidsOf(cluster, "kube-system", cniObjects), cniUids, "nothing was reinstalled");
-    const config = await getObject(cluster, "v1", "ConfigMap", "kube-system", "cni-config");
+    assert.deepEqual(
+      await uidsOf(suite.cluster, "kube-system", cniObjects),
+      cniUids,
+      "nothing was reinstalled",
+    );
+    const config = await getObject(suite.cluster, "v1", "ConfigMap", "kube-system", "cni-config");
     assert.equal(config?.data?.["ipam-mode"], "kubernetes");
-    const stored = await liveRelease(cluster, "cni", "kube-system");
+    const stored = await liveRelease(suite.cluster, "cni", "kube-system");
     assert.equal(stored?.revision, 1, "Argo CD never writes Helm's storage");
     assert.equal(stored?.status, "deployed");
     const run = await runHandoffCli(
-      ["status", "--kubeconfig", cluster.kubeconfigPath],
+      ["status", "--kubeconfig", suite.cluster.kubeconfigPath],
       JSON.stringify({ cniHandoff: cniRecord }),
     );
     assert.equal(run.code, 0, run.stdout + run.stderr);
@@ -142,7 +120,7 @@ describe("Argo CD takes bootstrapped add-ons over", { timeout: 900_000 }, () => 
       before.action,
       "sync the Application once so that Argo CD writes its tracking annotation: argocd app sync argocd/gitops",
     );
-    await mergePatch(cluster, objectPath(APP, "Application", "argocd", "gitops"), {
+    await mergePatch(suite.cluster, objectPath(APP, "Application", "argocd", "gitops"), {
       operation: { initiatedBy: { username: "test" }, sync: { syncOptions: ["ServerSideApply=true"] } },
     });
     const after = await until("gitops", (x) => x.state === "handed-off");
@@ -151,35 +129,35 @@ describe("Argo CD takes bootstrapped add-ons over", { timeout: 900_000 }, () => 
 
   test("our next up with changed values and refresh leave Argo CD's Application and objects untouched", async () => {
     const before = (await application("cni")) as Json;
-    s.current = addons({ ipam: { mode: "eni" } });
-    await spy.reset();
-    const up = await s.up();
+    suite.stack.current = addons({ ipam: { mode: "eni" } });
+    await suite.spy.reset();
+    const up = await suite.stack.up();
     assert.deepEqual(Object.keys(up.summary.resourceChanges ?? {}), ["same"]);
-    assert.equal((await s.refresh()).summary.result, "succeeded");
-    assert.deepEqual(await spy.calls(), [], "no helm call after handoff");
+    assert.equal((await suite.stack.refresh()).summary.result, "succeeded");
+    assert.deepEqual(await suite.spy.calls(), [], "no helm call after handoff");
     const after = (await application("cni")) as Json;
     assert.equal(after.metadata.generation, before.metadata.generation);
     assert.deepEqual(after.status?.history, before.status?.history);
     assert.equal((await verdict(cniRecord)).state, "handed-off");
-    const config = await getObject(cluster, "v1", "ConfigMap", "kube-system", "cni-config");
+    const config = await getObject(suite.cluster, "v1", "ConfigMap", "kube-system", "cni-config");
     assert.equal(config?.data?.["ipam-mode"], "kubernetes");
   });
 
   test("new values in the Application are synced by Argo CD, and our next up does not fight them", async () => {
     const changed = { ipam: { mode: "cluster-pool" } };
-    await mergePatch(cluster, objectPath(APP, "Application", "argocd", "cni"), {
+    await mergePatch(suite.cluster, objectPath(APP, "Application", "argocd", "cni"), {
       spec: { source: { helm: { valuesObject: changed } } },
     });
     await waitFor("Argo CD to apply the new values", async () => {
-      const config = await getObject(cluster, "v1", "ConfigMap", "kube-system", "cni-config");
+      const config = await getObject(suite.cluster, "v1", "ConfigMap", "kube-system", "cni-config");
       return config?.data?.["ipam-mode"] === "cluster-pool" ? true : undefined;
     });
-    await spy.reset();
-    await s.up();
-    assert.deepEqual(await spy.calls(), []);
-    const config = await getObject(cluster, "v1", "ConfigMap", "kube-system", "cni-config");
+    await suite.spy.reset();
+    await suite.stack.up();
+    assert.deepEqual(await suite.spy.calls(), []);
+    const config = await getObject(suite.cluster, "v1", "ConfigMap", "kube-system", "cni-config");
     assert.equal(config?.data?.["ipam-mode"], "cluster-pool");
-    assert.deepEqual(await uidsOf(cluster, "kube-system", cniObjects), cniUids);
+    assert.deepEqual(await uidsOf(suite.cluster, "kube-system", cniObjects), cniUids);
     assert.equal((await until("cni", (x) => x.state === "handed-off")).exitCode, 0);
   });
 
@@ -189,11 +167,11 @@ describe("Argo CD takes bootstrapped add-ons over", { timeout: 900_000 }, () => 
       ((await application("random"))?.status?.history as unknown[] | undefined) ?? [];
     await waitFor("the first sync of random", async () => ((await history()).length >= 1 ? true : undefined));
     const token = async () =>
-      (await getObject(cluster, "v1", "ConfigMap", "random-system", "random-random"))?.data?.token;
+      (await getObject(suite.cluster, "v1", "ConfigMap", "random-system", "random-random"))?.data?.token;
     const synced = await token();
     // Ask for two fresh renders (a hard refresh drops the cached manifests) and let the controller compare.
     for (let i = 0; i < 2; i++) {
-      await mergePatch(cluster, objectPath(APP, "Application", "argocd", "random"), {
+      await mergePatch(suite.cluster, objectPath(APP, "Application", "argocd", "random"), {
         metadata: { annotations: { "argocd.argoproj.io/refresh": "hard" } },
       });
       await waitFor("the refresh to be taken", async () => {
@@ -214,7 +192,7 @@ describe("Argo CD takes bootstrapped add-ons over", { timeout: 900_000 }, () => 
 
   test("retire-helm-storage refuses while the takeover is not complete, then deletes only Helm's stale release Secrets", async () => {
     const refused = await runHandoffCli(
-      ["retire-helm-storage", "--kubeconfig", cluster.kubeconfigPath],
+      ["retire-helm-storage", "--kubeconfig", suite.cluster.kubeconfigPath],
       JSON.stringify(await record("random")),
     );
     assert.equal(refused.code, 1);
@@ -222,17 +200,25 @@ describe("Argo CD takes bootstrapped add-ons over", { timeout: 900_000 }, () => 
       refused.stderr,
       /^helm-handoff: helm-handoff retire-helm-storage: random-system\/random: refused: only a release handed off to Argo CD with every object tracked may lose Helm's storage; now: Argo CD Application argocd\/random: OutOfSync/,
     );
-    assert.equal((await liveRelease(cluster, "random", "random-system"))?.revision, 1, "nothing deleted");
+    assert.equal(
+      (await liveRelease(suite.cluster, "random", "random-system"))?.revision,
+      1,
+      "nothing deleted",
+    );
 
     const run = await runHandoffCli(
-      ["retire-helm-storage", "--kubeconfig", cluster.kubeconfigPath],
+      ["retire-helm-storage", "--kubeconfig", suite.cluster.kubeconfigPath],
       JSON.stringify(cniRecord),
     );
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, "kube-system/cni: deleted Helm's release Secrets sh.helm.release.v1.cni.v1\n");
-    assert.equal(await liveRelease(cluster, "cni", "kube-system"), undefined, "helm no longer lists it");
+    assert.equal(
+      await liveRelease(suite.cluster, "cni", "kube-system"),
+      undefined,
+      "helm no longer lists it",
+    );
     assert.deepEqual(
-      await uidsOf(cluster, "kube-system", cniObjects),
+      await uidsOf(suite.cluster, "kube-system", cniObjects),
       cniUids,
       "every object is still there",
     );
@@ -242,14 +228,18 @@ describe("Argo CD takes bootstrapped add-ons over", { timeout: 900_000 }, () => 
   test("an object deleted or claimed by another Application is reported as drift, with counts", async () => {
     const gitopsRecord = await record("gitops");
     const sa = objectPath("v1", "ServiceAccount", "gitops-system", "gitops-controller");
-    assert.ok((await cluster.request("DELETE", sa)).ok);
-    await mergePatch(cluster, objectPath("apps/v1", "Deployment", "gitops-system", "gitops-controller"), {
-      metadata: {
-        annotations: {
-          "argocd.argoproj.io/tracking-id": "other:apps/Deployment:gitops-system/gitops-controller",
+    assert.ok((await suite.cluster.request("DELETE", sa)).ok);
+    await mergePatch(
+      suite.cluster,
+      objectPath("apps/v1", "Deployment", "gitops-system", "gitops-controller"),
+      {
+        metadata: {
+          annotations: {
+            "argocd.argoproj.io/tracking-id": "other:apps/Deployment:gitops-system/gitops-controller",
+          },
         },
       },
-    });
+    );
     const v = await verdict(gitopsRecord);
     assert.equal(v.state, "drifted");
     assert.equal(v.exitCode, 1);
@@ -267,11 +257,11 @@ describe("Argo CD takes bootstrapped add-ons over", { timeout: 900_000 }, () => 
   });
 
   test("destroy leaves every Application and object", async () => {
-    await spy.reset();
-    assert.equal((await s.destroy()).summary.result, "succeeded");
-    assert.deepEqual(await spy.calls(), [], "no helm call on destroy");
+    await suite.spy.reset();
+    assert.equal((await suite.stack.destroy()).summary.result, "succeeded");
+    assert.deepEqual(await suite.spy.calls(), [], "no helm call on destroy");
     assert.ok(await application("cni"));
-    assert.deepEqual(await uidsOf(cluster, "kube-system", cniObjects), cniUids);
+    assert.deepEqual(await uidsOf(suite.cluster, "kube-system", cniObjects), cniUids);
     assert.equal((await verdict(cniRecord)).state, "handed-off");
   });
 });

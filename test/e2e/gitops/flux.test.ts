@@ -6,13 +6,10 @@
  * releases over, and `helm-handoff status` tells where each stands.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import { fluxHandoffObjects, type HandoffRecord, verifyHandoff } from "../../../core/handoff/gitops.js";
-import { type LocalCluster, startLocalCluster } from "../../../local-cluster/index.js";
-import { type AddonStack, addonStack, liveRelease } from "../../support/addon.js";
+import { liveRelease } from "../../support/addon.js";
 import {
-  bootstrapArgs,
   conditionOf,
   createObjects,
   getObject,
@@ -23,42 +20,38 @@ import {
   uidsOf,
   waitFor,
 } from "../../support/gitops.js";
-import { createHelmSpy, type HelmSpy } from "../../support/helm-spy.js";
-import { repoRoot } from "../../support/repo-root.js";
-import { type HttpChartRepo, startHttpChartRepo } from "../../support/repos.js";
+import {
+  CNI_OBJECTS as cniObjects,
+  CNI_VALUES as cniValues,
+  exampleChart,
+  takeoverSuite,
+} from "../../support/takeover.js";
 
-const exampleChart = (name: string): string => join(repoRoot(), "examples", "bootstrap", "charts", name);
 const HR = "helm.toolkit.fluxcd.io/v2";
 
 describe("Flux takes bootstrapped add-ons over", { timeout: 900_000 }, () => {
-  let cluster: LocalCluster;
-  let repo: HttpChartRepo;
-  let spy: HelmSpy;
-  let s: AddonStack;
-  const cniValues = { ipam: { mode: "kubernetes" } };
+  const suite = takeoverSuite({
+    name: "flux",
+    gitops: "flux",
+    charts: [exampleChart("cni"), exampleChart("gitops"), "schema"],
+  });
   const gitopsValues = { replicas: 1 };
   const schemaValues = { replicas: 1, mode: "a" };
-  const cniObjects = [
-    { apiVersion: "v1", kind: "ConfigMap", name: "cni-config" },
-    { apiVersion: "apps/v1", kind: "DaemonSet", name: "cni-agent" },
-  ];
   let cniUids: Record<string, string>;
   // Kept from the first up: destroy empties the stack's outputs.
   let cniRecord: HandoffRecord;
 
-  const addons = (cni: Record<string, unknown>) => {
-    const args = (chart: string, version: string, namespace: string, values: Record<string, unknown>) =>
-      bootstrapArgs(cluster, repo.url, chart, version, namespace, values);
-    return [
-      { name: "cni", args: args("cni", "1.0.0", "kube-system", cni) },
-      { name: "gitops", args: args("gitops", "2.0.0", "gitops-system", gitopsValues) },
-      { name: "schema", args: args("schema", "0.1.0", "schema-system", schemaValues) },
-    ];
-  };
+  const addons = (cni: Record<string, unknown>) => [
+    { name: "cni", args: suite.args("cni", "1.0.0", "kube-system", cni) },
+    { name: "gitops", args: suite.args("gitops", "2.0.0", "gitops-system", gitopsValues) },
+    { name: "schema", args: suite.args("schema", "0.1.0", "schema-system", schemaValues) },
+  ];
   const outputsJson = async () =>
-    JSON.stringify(Object.fromEntries(Object.entries(await s.stack.outputs()).map(([k, v]) => [k, v.value])));
-  const record = async (name: string) => (await s.stack.outputs())[`${name}Handoff`]?.value as HandoffRecord;
-  const helmRelease = (name: string) => getObject(cluster, HR, "HelmRelease", "flux-system", name);
+    JSON.stringify(
+      Object.fromEntries(Object.entries(await suite.stack.stack.outputs()).map(([k, v]) => [k, v.value])),
+    );
+  const record = suite.record;
+  const helmRelease = (name: string) => getObject(suite.cluster, HR, "HelmRelease", "flux-system", name);
   const describeRelease = (name: string) => async () =>
     JSON.stringify((await helmRelease(name))?.status ?? {});
   const ready = (name: string, status: "True" | "False") => async () => {
@@ -66,26 +59,19 @@ describe("Flux takes bootstrapped add-ons over", { timeout: 900_000 }, () => {
     return conditionOf(hr, "Ready")?.status === status ? hr : undefined;
   };
 
-  before(async () => {
-    [cluster, repo, spy] = await Promise.all([
-      startLocalCluster({ name: "flux", workloads: true, gitops: "flux" }),
-      startHttpChartRepo({ charts: [exampleChart("cni"), exampleChart("gitops"), "schema"] }),
-      createHelmSpy(),
-    ]);
-    s = await addonStack([], spy);
-    s.current = addons(cniValues);
-  });
-  after(async () => {
-    await s?.dispose();
-    await Promise.allSettled([cluster?.stop(), repo?.close(), spy?.remove()]);
+  before(() => {
+    suite.stack.current = addons(cniValues);
   });
 
   test("before the handoff, helm-handoff status reports each release still helm-handoff's and exits 3", async () => {
-    const up = await s.up();
+    const up = await suite.stack.up();
     assert.equal(up.summary.result, "succeeded");
-    cniUids = await uidsOf(cluster, "kube-system", cniObjects);
+    cniUids = await uidsOf(suite.cluster, "kube-system", cniObjects);
     cniRecord = await record("cni");
-    const run = await runHandoffCli(["status", "--kubeconfig", cluster.kubeconfigPath], await outputsJson());
+    const run = await runHandoffCli(
+      ["status", "--kubeconfig", suite.cluster.kubeconfigPath],
+      await outputsJson(),
+    );
     assert.equal(run.code, 3, run.stderr);
     assert.match(
       run.stdout,
@@ -99,20 +85,24 @@ describe("Flux takes bootstrapped add-ons over", { timeout: 900_000 }, () => {
       ["cni", cniValues],
       ["gitops", gitopsValues],
     ] as const) {
-      await createObjects(cluster, fluxHandoffObjects(await record(name), { values }));
+      await createObjects(suite.cluster, fluxHandoffObjects(await record(name), { values }));
     }
     for (const name of ["cni", "gitops"]) {
       await waitFor(`HelmRelease ${name} Ready`, ready(name, "True"), 240_000, describeRelease(name));
     }
-    const cni = await liveRelease(cluster, "cni", "kube-system");
+    const cni = await liveRelease(suite.cluster, "cni", "kube-system");
     assert.equal(cni?.revision, 2);
     assert.equal(cni?.status, "deployed");
     assert.deepEqual(cni?.values, cniValues);
-    assert.deepEqual(await uidsOf(cluster, "kube-system", cniObjects), cniUids, "nothing was reinstalled");
-    const config = await getObject(cluster, "v1", "ConfigMap", "kube-system", "cni-config");
+    assert.deepEqual(
+      await uidsOf(suite.cluster, "kube-system", cniObjects),
+      cniUids,
+      "nothing was reinstalled",
+    );
+    const config = await getObject(suite.cluster, "v1", "ConfigMap", "kube-system", "cni-config");
     assert.equal(config?.data?.["ipam-mode"], "kubernetes");
 
-    const verdict = await verifyHandoff(await record("cni"), { kubeconfig: cluster.kubeconfig });
+    const verdict = await verifyHandoff(await record("cni"), { kubeconfig: suite.cluster.kubeconfig });
     assert.equal(verdict.state, "handed-off");
     assert.deepEqual(verdict.owner, {
       kind: "flux",
@@ -125,7 +115,7 @@ describe("Flux takes bootstrapped add-ons over", { timeout: 900_000 }, () => {
       "handed off to Flux HelmRelease flux-system/cni: revision 2 deployed by helm-controller, Ready",
     );
     const run = await runHandoffCli(
-      ["status", "--kubeconfig", cluster.kubeconfigPath, "--release", "gitops-system/gitops", "--json"],
+      ["status", "--kubeconfig", suite.cluster.kubeconfigPath, "--release", "gitops-system/gitops", "--json"],
       await outputsJson(),
     );
     assert.equal(run.code, 0, run.stderr);
@@ -138,63 +128,66 @@ describe("Flux takes bootstrapped add-ons over", { timeout: 900_000 }, () => {
     // suspended so that it never acts (and its deletion uninstalls nothing).
     const [, second] = fluxHandoffObjects(await record("cni"), { name: "cni-copy", values: cniValues });
     assert.ok(second);
-    await createObjects(cluster, [{ ...second, spec: { ...(second.spec as object), suspend: true } }]);
-    const contested = await verifyHandoff(await record("cni"), { kubeconfig: cluster.kubeconfig });
+    await createObjects(suite.cluster, [{ ...second, spec: { ...(second.spec as object), suspend: true } }]);
+    const contested = await verifyHandoff(await record("cni"), { kubeconfig: suite.cluster.kubeconfig });
     assert.equal(contested.state, "contested");
     assert.equal(contested.exitCode, 1);
     assert.equal(
       contested.message,
       "2 GitOps objects claim the release: Flux HelmRelease flux-system/cni, Flux HelmRelease flux-system/cni-copy",
     );
-    const res = await cluster.request("DELETE", objectPath(HR, "HelmRelease", "flux-system", "cni-copy"));
+    const res = await suite.cluster.request(
+      "DELETE",
+      objectPath(HR, "HelmRelease", "flux-system", "cni-copy"),
+    );
     assert.ok(res.ok, res.text);
     await waitFor("the second HelmRelease to be gone", async () =>
       (await helmRelease("cni-copy")) === undefined ? true : undefined,
     );
     assert.equal(
-      (await verifyHandoff(await record("cni"), { kubeconfig: cluster.kubeconfig })).state,
+      (await verifyHandoff(await record("cni"), { kubeconfig: suite.cluster.kubeconfig })).state,
       "handed-off",
     );
-    const cni = await liveRelease(cluster, "cni", "kube-system");
+    const cni = await liveRelease(suite.cluster, "cni", "kube-system");
     assert.equal(cni?.revision, 2);
     assert.equal(cni?.status, "deployed");
   });
 
   test("our next up with changed values and refresh leave Flux's releases and HelmReleases untouched", async () => {
     const before = (await helmRelease("cni")) as Json;
-    s.current = addons({ ipam: { mode: "eni" } });
-    await spy.reset();
-    const up = await s.up();
+    suite.stack.current = addons({ ipam: { mode: "eni" } });
+    await suite.spy.reset();
+    const up = await suite.stack.up();
     assert.deepEqual(Object.keys(up.summary.resourceChanges ?? {}), ["same"]);
-    assert.equal((await s.refresh()).summary.result, "succeeded");
-    assert.deepEqual(await spy.calls(), [], "no helm call after handoff");
+    assert.equal((await suite.stack.refresh()).summary.result, "succeeded");
+    assert.deepEqual(await suite.spy.calls(), [], "no helm call after handoff");
     const after = (await helmRelease("cni")) as Json;
     assert.equal(after.metadata.generation, before.metadata.generation);
     assert.deepEqual(after.status?.history, before.status?.history);
-    const cni = await liveRelease(cluster, "cni", "kube-system");
+    const cni = await liveRelease(suite.cluster, "cni", "kube-system");
     assert.equal(cni?.revision, 2);
     assert.deepEqual(cni?.values, cniValues);
   });
 
   test("new values in the HelmRelease are applied by Flux, and our next up does not fight them", async () => {
     const changed = { ipam: { mode: "cluster-pool" } };
-    await mergePatch(cluster, objectPath(HR, "HelmRelease", "flux-system", "cni"), {
+    await mergePatch(suite.cluster, objectPath(HR, "HelmRelease", "flux-system", "cni"), {
       spec: { values: changed },
     });
     await waitFor("Flux to upgrade cni to revision 3", async () => {
-      const live = await liveRelease(cluster, "cni", "kube-system");
+      const live = await liveRelease(suite.cluster, "cni", "kube-system");
       return live?.revision === 3 && live.status === "deployed" ? live : undefined;
     });
     await waitFor("HelmRelease cni Ready at revision 3", ready("cni", "True"));
-    await spy.reset();
-    await s.up();
-    assert.deepEqual(await spy.calls(), []);
-    const cni = await liveRelease(cluster, "cni", "kube-system");
+    await suite.spy.reset();
+    await suite.stack.up();
+    assert.deepEqual(await suite.spy.calls(), []);
+    const cni = await liveRelease(suite.cluster, "cni", "kube-system");
     assert.equal(cni?.revision, 3);
     assert.deepEqual(cni?.values, changed);
-    const config = await getObject(cluster, "v1", "ConfigMap", "kube-system", "cni-config");
+    const config = await getObject(suite.cluster, "v1", "ConfigMap", "kube-system", "cni-config");
     assert.equal(config?.data?.["ipam-mode"], "cluster-pool");
-    assert.deepEqual(await uidsOf(cluster, "kube-system", cniObjects), cniUids);
+    assert.deepEqual(await uidsOf(suite.cluster, "kube-system", cniObjects), cniUids);
   });
 
   test("a takeover upgrade that fails leaves the bootstrapped add-on installed, and status reports it stalled", async () => {
@@ -203,10 +196,10 @@ describe("Flux takes bootstrapped add-ons over", { timeout: 900_000 }, () => {
     assert.deepEqual(helmReleaseObject?.spec && (helmReleaseObject.spec as Json["spec"])?.upgrade, {
       remediation: { strategy: "rollback" },
     });
-    const uids = await uidsOf(cluster, "schema-system", [
+    const uids = await uidsOf(suite.cluster, "schema-system", [
       { apiVersion: "v1", kind: "ConfigMap", name: "schema-schema" },
     ]);
-    await createObjects(cluster, objects);
+    await createObjects(suite.cluster, objects);
     const failed = await waitFor(
       "HelmRelease schema not Ready",
       ready("schema", "False"),
@@ -220,16 +213,16 @@ describe("Flux takes bootstrapped add-ons over", { timeout: 900_000 }, () => {
         ? hr
         : undefined;
     });
-    const schema = await liveRelease(cluster, "schema", "schema-system");
+    const schema = await liveRelease(suite.cluster, "schema", "schema-system");
     assert.equal(schema?.status, "deployed", "the add-on is still installed");
     assert.deepEqual(schema?.values, schemaValues);
     assert.deepEqual(
-      await uidsOf(cluster, "schema-system", [
+      await uidsOf(suite.cluster, "schema-system", [
         { apiVersion: "v1", kind: "ConfigMap", name: "schema-schema" },
       ]),
       uids,
     );
-    const verdict = await verifyHandoff(await record("schema"), { kubeconfig: cluster.kubeconfig });
+    const verdict = await verifyHandoff(await record("schema"), { kubeconfig: suite.cluster.kubeconfig });
     assert.equal(verdict.state, "stalled", JSON.stringify(failed.status));
     assert.equal(verdict.exitCode, 1);
     assert.match(
@@ -240,13 +233,13 @@ describe("Flux takes bootstrapped add-ons over", { timeout: 900_000 }, () => {
   });
 
   test("destroy leaves every release and HelmRelease, and status still reports the handoff", async () => {
-    await spy.reset();
-    assert.equal((await s.destroy()).summary.result, "succeeded");
-    assert.deepEqual(await spy.calls(), [], "no helm call on destroy");
-    assert.equal((await liveRelease(cluster, "cni", "kube-system"))?.revision, 3);
+    await suite.spy.reset();
+    assert.equal((await suite.stack.destroy()).summary.result, "succeeded");
+    assert.deepEqual(await suite.spy.calls(), [], "no helm call on destroy");
+    assert.equal((await liveRelease(suite.cluster, "cni", "kube-system"))?.revision, 3);
     assert.equal(conditionOf(await helmRelease("cni"), "Ready")?.status, "True");
     const outputs = JSON.stringify({ cniHandoff: cniRecord });
-    const run = await runHandoffCli(["status", "--kubeconfig", cluster.kubeconfigPath], outputs);
+    const run = await runHandoffCli(["status", "--kubeconfig", suite.cluster.kubeconfigPath], outputs);
     assert.equal(run.code, 0, run.stdout + run.stderr);
     assert.match(
       run.stdout,
