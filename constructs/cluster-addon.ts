@@ -79,7 +79,7 @@ export interface ClusterAddonProps extends Pick<AddonSpec, "chart" | "namespace"
   readonly carrierNamespace?: string;
   /** Byte budget of one ClusterResourceSet ConfigMap/Secret. @default 900 KiB */
   readonly maxCarrierBytes?: number;
-  /** The helm binary. @default `$HELM_HANDOFF_HELM`, else "helm" on PATH, else the project's toolchain */
+  /** The helm binary (a path, or a name looked up on PATH). @default `$HELM_HANDOFF_HELM`, else "helm" on PATH */
   readonly helmBinary?: string;
   /** Use the render cache (`${XDG_CACHE_HOME:-~/.cache}/helm-handoff/render-cache`). @default true */
   readonly renderCache?: boolean;

@@ -27,7 +27,7 @@ import {
 
 /** Options of {@link renderChart}. */
 export interface RenderOptions extends TemplateOptions {
-  /** The helm binary. @default `$HELM_HANDOFF_HELM`, else "helm" on PATH, else the toolchain's */
+  /** The helm binary (a path, or a name looked up on PATH). @default `$HELM_HANDOFF_HELM`, else "helm" on PATH */
   readonly helmBinary?: string;
   /** Use the on-disk render cache. @default true */
   readonly cache?: boolean;
