@@ -29,6 +29,12 @@ import {
 } from "./control-plane/flags.js";
 import { freePort, isAddressInUse } from "./control-plane/ports.js";
 import { waitUntil } from "./control-plane/wait.js";
+import {
+  createNode,
+  defaultServiceAccount,
+  KWOK_NODE_NAME,
+  nodeSchedulable,
+} from "./control-plane/workloads.js";
 import { startArgoCd } from "./controllers/argocd.js";
 import {
   type CapiBinaries,
@@ -48,13 +54,6 @@ import type {
 } from "./types.js";
 
 export type { ClusterProcess, LocalCluster, LocalClusterIdentity, LocalClusterOptions } from "./types.js";
-
-import {
-  createNode,
-  defaultServiceAccount,
-  KWOK_NODE_NAME,
-  nodeSchedulable,
-} from "./control-plane/workloads.js";
 
 const STOP_GRACE_MS = 10_000;
 const PORT_ATTEMPTS = 3;
@@ -85,9 +84,8 @@ interface Binaries {
 export async function startLocalCluster(options: LocalClusterOptions = {}): Promise<LocalCluster> {
   const name = options.name ?? "local";
   const delay = options.apiServerDelay ?? 0;
-  if (!NAME_PATTERN.test(name)) {
+  if (!NAME_PATTERN.test(name))
     throw new Error(`invalid cluster name "${name}": use lowercase letters, digits and "-"`);
-  }
   if (!Number.isFinite(delay) || delay < 0)
     throw new Error(`invalid apiServerDelay ${delay}: use milliseconds >= 0`);
   if (options.gitops !== undefined && options.gitops !== "flux" && options.gitops !== "argocd")
@@ -271,6 +269,7 @@ class Cluster implements LocalCluster {
     await this.#guard.close();
   }
 
+  /** Starts etcd, then (after `delayMs`) kube-apiserver, the workloads, GitOps and Cluster API. */
   async #bringUp(delayMs: number, gitops: GitopsKind | undefined): Promise<LocalClusterIdentity> {
     const start = Date.now();
     const deadline = start + delayMs + this.#timeoutMs;
@@ -293,6 +292,7 @@ class Cluster implements LocalCluster {
     return this.#identity;
   }
 
+  /** Starts etcd on fresh ports with an empty data dir, retrying when a port was taken meanwhile. */
   async #startEtcd(deadline: number): Promise<void> {
     const dataDir = join(this.dir, "etcd");
     await this.#startWithRetry(
@@ -336,6 +336,7 @@ class Cluster implements LocalCluster {
     );
   }
 
+  /** Starts kube-controller-manager, kube-scheduler and kwok; waits for a Ready node and a ServiceAccount. */
   async #startWorkloads(bins: NonNullable<Binaries["workloads"]>, deadline: number): Promise<void> {
     const healthz = (name: string, port: () => number) => () =>
       this.#wait(`${name} to answer /healthz`, deadline, [name], async () => {
@@ -371,12 +372,9 @@ class Cluster implements LocalCluster {
     ]);
     const all = ["kwok", "kube-controller-manager", "kube-scheduler", "kube-apiserver"];
     const send = this.request.bind(this);
-    await this.#wait(`node ${KWOK_NODE_NAME} to be created`, deadline, all, () =>
-      createNode(send, KWOK_NODE_NAME),
-    );
-    await this.#wait(`node ${KWOK_NODE_NAME} to be Ready`, deadline, all, () =>
-      nodeSchedulable(send, KWOK_NODE_NAME),
-    );
+    const node = KWOK_NODE_NAME;
+    await this.#wait(`node ${node} to be created`, deadline, all, () => createNode(send, node));
+    await this.#wait(`node ${node} to be Ready`, deadline, all, () => nodeSchedulable(send, node));
     await this.#wait("the default ServiceAccount", deadline, all, () => defaultServiceAccount(send));
   }
 
@@ -398,6 +396,7 @@ class Cluster implements LocalCluster {
     }
   }
 
+  /** Starts one daemon under the guard and records it; one started while stopping is killed at once. */
   async #startDaemon(spec: DaemonSpec): Promise<Daemon> {
     this.#abort.signal.throwIfAborted();
     const daemon = await Daemon.start(spec, this.#guard);
