@@ -338,31 +338,28 @@ class Cluster implements LocalCluster {
 
   /** Starts kube-controller-manager, kube-scheduler and kwok; waits for a Ready node and a ServiceAccount. */
   async #startWorkloads(bins: NonNullable<Binaries["workloads"]>, deadline: number): Promise<void> {
-    const healthz = (name: string, port: () => number) => () =>
-      this.#wait(`${name} to answer /healthz`, deadline, [name], async () => {
-        const res = await sendRequest(`https://127.0.0.1:${port()}/healthz`, { tls: { ca: this.#tls.ca } });
-        return res.ok ? true : undefined;
-      });
-    let cmPort = 0;
-    let schedulerPort = 0;
+    // One component on a free port, ready when it answers /healthz.
+    const component = (name: string, command: string, args: (port: number) => string[]) => {
+      let port = 0;
+      return this.#startWithRetry(
+        async () => {
+          port = await freePort();
+          return this.#spec(name, command, args(port));
+        },
+        () =>
+          this.#wait(`${name} to answer /healthz`, deadline, [name], async () => {
+            const res = await sendRequest(`https://127.0.0.1:${port}/healthz`, { tls: { ca: this.#tls.ca } });
+            return res.ok ? true : undefined;
+          }),
+        PORT_ATTEMPTS,
+      );
+    };
     await Promise.all([
-      this.#startWithRetry(
-        async () => {
-          cmPort = await freePort();
-          const args = controllerManagerArgs(this.kubeconfigPath, cmPort, this.#pki, this.name);
-          return this.#spec("kube-controller-manager", bins.controllerManager, args);
-        },
-        healthz("kube-controller-manager", () => cmPort),
-        PORT_ATTEMPTS,
+      component("kube-controller-manager", bins.controllerManager, (port) =>
+        controllerManagerArgs(this.kubeconfigPath, port, this.#pki, this.name),
       ),
-      this.#startWithRetry(
-        async () => {
-          schedulerPort = await freePort();
-          const args = schedulerArgs(this.kubeconfigPath, schedulerPort, this.#pki);
-          return this.#spec("kube-scheduler", bins.scheduler, args);
-        },
-        healthz("kube-scheduler", () => schedulerPort),
-        PORT_ATTEMPTS,
+      component("kube-scheduler", bins.scheduler, (port) =>
+        schedulerArgs(this.kubeconfigPath, port, this.#pki),
       ),
       this.#startDaemon({
         ...this.#spec("kwok", bins.kwok, kwokArgs(this.kubeconfigPath, bins.stageFiles)),
