@@ -69,6 +69,7 @@ for dep in cdk8s constructs; do
 done
 # The published package.json: helm-handoff at this checkout's version and yaml at the installed one,
 # both bundled.
+# shellcheck disable=SC2016 # JavaScript in single quotes: its ${...} are template literals, not the shell's
 (cd "$stage" && node -e '
 const fs = require("node:fs");
 const pkg = JSON.parse(fs.readFileSync("package.json", "utf8"));

@@ -53,6 +53,7 @@ build_pulumi_k8s() {
   local dir
   dir="$(go list -m -f '{{.Dir}}' github.com/pulumi/pulumi-kubernetes/provider/v4)"
   # What upstream's generate.go does: stamp the version into the schema.
+  # shellcheck disable=SC2016 # JavaScript in single quotes: its ${...} are template literals, not the shell's
   SRC="$dir/cmd/pulumi-resource-kubernetes" V="$PULUMI_K8S_VERSION" "$BIN/node" -e '
     const fs = require("node:fs"), src = process.env.SRC;
     const schema = JSON.parse(fs.readFileSync(`${src}/schema.json`, "utf8"));
