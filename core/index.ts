@@ -15,12 +15,6 @@ export {
   clusterIdentityFromKubeconfig,
 } from "./cluster/identity.js";
 export {
-  type ApiServerReady,
-  type ApiServerWaitInfo,
-  type WaitForApiServerOptions,
-  waitForApiServer,
-} from "./cluster/readiness.js";
-export {
   type AttemptRecord,
   CredentialsRejectedError,
   DeadlineExceededError,
@@ -37,7 +31,6 @@ export {
   SpecError,
   TransientHelmError,
 } from "./errors.js";
-export { newDigestKey } from "./handoff/digests.js";
 export {
   type HandoffChartSource,
   type HandoffRecord,
@@ -45,25 +38,15 @@ export {
   makeHandoffRecord,
 } from "./handoff/record.js";
 export { HelmRunner, type HelmRunnerOptions, type ReleaseInfo } from "./helm/index.js";
-export { type EnsureReleaseOptions, type EnsureReleaseResult, ensureRelease } from "./lifecycle/ensure.js";
-export { type Ownership, OwnershipError, type ReleaseOwner } from "./lifecycle/ownership.js";
-export type { EnsureAction, InstallPhase, ProgressEvent } from "./lifecycle/progress.js";
-export { type RemoveOutcome, type RemoveReleaseOptions, removeRelease } from "./lifecycle/remove.js";
+export { type Ownership, OwnershipError } from "./lifecycle/ownership.js";
 export { Duration } from "./spec/duration.js";
-export {
-  type AddonSpec,
-  type ChartSource,
-  type DurationInput,
-  type InstallOptions,
-  type PathChartSource,
-  type RepoChartSource,
-  type ResolvedChartSource,
-  type ResolvedInstallOptions,
-  type ResolvedPathChart,
-  type ResolvedRepoChart,
-  type ResolvedRetryPolicy,
-  type ResolvedSpec,
-  type RetryPolicy,
-  type Strategy,
-  validateSpec,
+export type {
+  AddonSpec,
+  ChartSource,
+  DurationInput,
+  InstallOptions,
+  PathChartSource,
+  RepoChartSource,
+  RetryPolicy,
+  Strategy,
 } from "./spec/index.js";

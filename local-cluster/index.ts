@@ -18,7 +18,6 @@
 
 export { startLocalCluster } from "./cluster.js";
 export { ApiResponse } from "./control-plane/api.js";
-export { KWOK_NODE_NAME } from "./control-plane/workloads.js";
 export type { GitopsControllers, GitopsKind } from "./controllers/host.js";
 export type {
   AddClusterOptions,

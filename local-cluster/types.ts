@@ -16,7 +16,7 @@ export interface LocalClusterOptions {
    */
   readonly name?: string;
   /**
-   * Also run kube-controller-manager, kube-scheduler and kwok with one fake node ({@link KWOK_NODE_NAME}),
+   * Also run kube-controller-manager, kube-scheduler and kwok with one fake node (`LocalCluster.nodeName`),
    * so that Deployments get Ready pods; the start waits until the node is Ready.
    * @default false
    */

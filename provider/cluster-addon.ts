@@ -2,9 +2,8 @@
  * `ClusterAddon`: installs a Helm chart once into a cluster from a Pulumi program, then either
  * steps aside (ApplyOnce) or keeps it in line (Reconcile). Each add-on is one resource, served by
  * one of two providers (`usesPackageProvider` says which). By default it is the release resource
- * itself (a dynamic resource), with the strategy's engine options forced by the class
- * and its inputs made from the arguments by the rules in `releaseInputsOf`, here on Outputs, so
- * that each input keeps its own secrecy and stays known in preview when what it depends on is.
+ * itself (a dynamic resource), with the strategy's engine options forced by the class and its
+ * inputs made from the arguments on Outputs (`encodeInputs`).
  * When the project names the package's provider, it is the package's custom resource
  * `helm-handoff:index:ClusterAddon`, registered with the arguments as they are (values files read
  * here), whose `check` applies the same rules. Both store the same inputs, and each route names the
@@ -21,35 +20,21 @@ import { CustomResource, createUrn } from "@pulumi/pulumi/resource.js";
 // The project's root directory as the language host gives it (a module the resource module loads anyway).
 import * as runtimeSettings from "@pulumi/pulumi/runtime/settings.js";
 import type { HandoffRecord } from "../core/handoff/record.js";
-import { STRATEGY_TABLE } from "../core/lifecycle/strategy.js";
 import type { ChartSource, InstallOptions, RetryPolicy, Strategy } from "../core/spec/index.js";
 import { readValueFiles, rejectProtoKeys } from "../core/spec/values.js";
-import {
-  chartPasswordOf,
-  chartRepoOf,
-  identityOf,
-  mergedValuesOf,
-  ownerFieldsOf,
-  storedSpecOf,
-  strategyOptions,
-  validateKnownArgs,
-} from "./addon-inputs.js";
-import { failProgramOnLostRegistration } from "./lost-registration.js";
 import { usesPackageProvider } from "./package-provider.js";
-import { quietPromiseStacks } from "./process-edge.js";
+import { quietPromiseStacks } from "./process/edge.js";
+import { failProgramOnLostRegistration } from "./process/lost-registration.js";
+import { encodeInputs, type Lift, mergedValuesOf, validateKnownArgs } from "./state/encode.js";
+import { retainsOnDelete, strategyOptions } from "./state/engine-options.js";
 import {
   ADDON_TYPE,
-  type AddonReleaseArgs,
   DYNAMIC_RELEASE_TYPE,
   PROVIDER_SOURCE,
+  type ReleaseArgs,
   releaseProps,
-} from "./release.js";
-import {
-  desiredDigestOf,
-  type ReleaseStatus,
-  SECRET_OUTPUT_KEYS,
-  type StoredSpec,
-} from "./stored-release.js";
+} from "./state/resource.js";
+import { type ReleaseStatus, SECRET_OUTPUT_KEYS } from "./state/shape.js";
 
 /** Arguments of {@link ClusterAddon}. The chart, values and options are the shared add-on spec of `helm-handoff`. */
 export interface ClusterAddonArgs {
@@ -152,7 +137,7 @@ export class ClusterAddon extends CustomResource {
         // would name stored inputs the arguments do not have.
         super(ADDON_TYPE, name, packageProps(args), {
           ...opts,
-          retainOnDelete: STRATEGY_TABLE[strategy].retainOnDelete || opts.retainOnDelete === true,
+          retainOnDelete: retainsOnDelete(strategy) || opts.retainOnDelete === true,
           aliases: [...(opts.aliases ?? []), { type: DYNAMIC_RELEASE_TYPE }],
           additionalSecretOutputs: ["valuesDigestKey", ...secretOutputs],
         });
@@ -204,48 +189,36 @@ function packageProps(args: ClusterAddonArgs): pulumi.Inputs {
   };
 }
 
-/** The release inputs, made from the arguments on Outputs by the rules of `releaseInputsOf`. */
-function releaseArgs(
-  name: string,
-  args: ClusterAddonArgs,
-  logicalUrn: pulumi.Output<string>,
-): AddonReleaseArgs {
-  const releaseName = args.releaseName ?? name;
-  const fileValues = readValueFiles(args.valueFiles ?? []);
-  const kubeconfig = secret(args.kubeconfig);
-  const identity = all([kubeconfig, args.clusterId]).apply(([kc, explicit]) => {
-    const derived = identityOf(kc);
-    return { clusterId: explicit ?? derived.clusterId, server: derived.server };
-  });
-  const chart = output(args.chart);
-  const values = secret(
-    output(withoutProtoKeys(args.values ?? {})).apply((v) => mergedValuesOf(fileValues, v)),
+/** The release inputs, made from the arguments on Outputs by the rules both hosts apply. */
+function releaseArgs(name: string, args: ClusterAddonArgs, logicalUrn: pulumi.Output<string>): ReleaseArgs {
+  const encoded = encodeInputs(
+    name,
+    { ...args, values: withoutProtoKeys(args.values ?? {}) },
+    logicalUrn,
+    OUTPUT_LIFT,
   );
-  const namespace = output(args.namespace ?? "default");
-  const spec = chart.apply((c) => storedSpecOf(c, args));
-  const owner = logicalUrn.apply(ownerFieldsOf);
-  return {
-    kubeconfig,
-    clusterId: identity.clusterId,
-    clusterServer: identity.server,
-    strategy: args.strategy ?? "ApplyOnce",
-    releaseName,
-    namespace,
-    spec,
-    values,
-    chartPassword: secret(chart.apply(chartPasswordOf)),
-    chartRepo: secret(chart.apply(chartRepoOf)),
-    desiredDigest: secret(
-      all([spec, values, namespace]).apply(([s, v, ns]) =>
-        desiredDigestOf(s as StoredSpec, v, ns, releaseName),
-      ),
-    ),
-    ownerId: owner.ownerId,
-    ownerName: owner.ownerName,
-    // The check puts the owner key here; sent as a secret, so that the engine keeps the key the
-    // check returns secret in the state's inputs.
-    ownerKey: secret(""),
-  };
+  // The check puts the owner key here; sent as a secret, so that the engine keeps the key the
+  // check returns secret in the state's inputs.
+  return { ...encoded, ownerKey: secret("") };
+}
+
+/**
+ * The lift over Outputs: `make` runs at once on plain arguments (so a values file that cannot be
+ * read fails the constructor), else once they resolve, keeping their secrecy and unknowns.
+ */
+const OUTPUT_LIFT: Lift = {
+  map: (sources, make) =>
+    sources.every(isDeepPlain)
+      ? make(...(sources as never))
+      : (all(sources).apply((values) => make(...(values as never))) as never),
+  secret: (value) => secret(value) as never,
+};
+
+/** Whether `value` holds no Output or Promise, at any depth. */
+function isDeepPlain(value: unknown): boolean {
+  if (Output.isInstance(value) || value instanceof Promise) return false;
+  if (Array.isArray(value)) return value.every(isDeepPlain);
+  return typeof value !== "object" || value === null || Object.values(value).every(isDeepPlain);
 }
 
 function isPlain(value: unknown): boolean {

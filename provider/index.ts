@@ -33,4 +33,4 @@ export {
   type StackLock,
 } from "./interrupted-update.js";
 export { withPackageProvider } from "./package-provider.js";
-export type { ReleaseStatus } from "./stored-release.js";
+export type { ReleaseStatus } from "./state/shape.js";

@@ -35,7 +35,7 @@ import { readdir, readFile, rm } from "node:fs/promises";
 import { homedir, hostname } from "node:os";
 import { join } from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation/index.js";
-import { RELEASE_TYPES } from "./release.js";
+import { RELEASE_TYPES } from "./state/resource.js";
 
 /** One lock file of the stack, as the `file://` backend writes it. */
 export interface StackLock {

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ChartSource, ResolvedChartSource, Strategy } from "../spec/index.js";
+import type { ChartSource, Strategy } from "../spec/index.js";
 import { keyedValuesDigest } from "./digests.js";
 
 /** The chart source as recorded: repository and name, or path. Credentials are never recorded. */
@@ -85,7 +85,7 @@ export interface HandoffRecordInput {
   /** Release namespace. */
   readonly namespace: string;
   /** The chart source (credentials are dropped). */
-  readonly chart: ChartSource | ResolvedChartSource;
+  readonly chart: ChartSource;
   /** The chart version installed. */
   readonly chartVersion: string;
   /** The values (only their keyed digest is recorded, and only with {@link HandoffRecordInput.valuesDigestKey}). @default {} */

@@ -1,14 +1,14 @@
 /**
  * The strategy table: per strategy and per step of the resource lifecycle, which helm calls may
- * run, and what the Pulumi engine is told to freeze. This file answers "what may ApplyOnce do
- * after handoff?": nothing. Its first successful `create` is the handoff; after it, no step
- * allows any helm call (diff, read, update and delete are answered from the stored state), the
- * engine ignores changes to the spec inputs and never deletes the release. Every write of either
+ * run. This file answers "what may ApplyOnce do after handoff?": nothing. Its first successful
+ * `create` is the handoff; after it, no step allows any helm call (diff, read, update and delete
+ * are answered from the stored state); each front end says so in its own words (the Pulumi
+ * engine's: `provider/state/engine-options.ts`). Every write of either
  * strategy (upgrade, rollback, uninstall, relabel) touches only a release whose current revision
  * this resource wrote (`ownershipOf`); one it did not write is adopted as it is (ApplyOnce) or
- * refused with an `OwnershipError` (Reconcile). The Pulumi provider's
- * create/read/update/delete and the lifecycle (`ensureRelease`, `removeRelease`) read this table, and every runner they create refuses a call the table does not list
- * (`HelmCallNotAllowedError`), so a rule cannot be broken by a forgotten `if`.
+ * refused with an `OwnershipError` (Reconcile). The Pulumi provider's steps and the lifecycle
+ * (`ensureRelease`, `removeRelease`) read this table, and every runner they create refuses a call
+ * the table does not list (`HelmCallNotAllowedError`), so a rule cannot be broken by a forgotten `if`.
  *
  * @module
  */
@@ -38,10 +38,6 @@ export interface StepCalls {
 export interface StrategyRules {
   /** The helm calls each step may make; an empty list means no helm process at all. */
   readonly helm: StepCalls;
-  /** Input keys the engine ignores after create (`ignoreChanges`; never `"*"`). */
-  readonly frozenInputs: readonly string[];
-  /** Whether a delete leaves the release on the cluster (`retainOnDelete`). */
-  readonly retainOnDelete: boolean;
   /**
    * What a create or update does with a release whose current revision this resource did not
    * write (see `ownershipOf`): `"adopt"` it as it is, with no helm write (whatever its state), or
@@ -71,8 +67,6 @@ const CONVERGE: readonly HelmCallName[] = [...FIRST_INSTALL, "getValues", "upgra
 export const STRATEGY_TABLE: { readonly [S in Strategy]: StrategyRules } = {
   ApplyOnce: {
     helm: { check: [], diff: [], create: FIRST_INSTALL, read: [], update: [], delete: [] },
-    frozenInputs: ["spec", "values", "chartPassword", "chartRepo", "releaseName", "namespace"],
-    retainOnDelete: true,
     notOurs: "adopt",
   },
   Reconcile: {
@@ -84,8 +78,6 @@ export const STRATEGY_TABLE: { readonly [S in Strategy]: StrategyRules } = {
       update: CONVERGE,
       delete: ["version", "status", "uninstall"],
     },
-    frozenInputs: [],
-    retainOnDelete: false,
     notOurs: "refuse",
   },
 };

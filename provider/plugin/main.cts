@@ -14,7 +14,7 @@
  */
 async function servePlugin(): Promise<void> {
   // Before anything else loads, so that the Pulumi SDK and helm-handoff are cached too.
-  (await import("../process-edge.js")).keepCompileCache();
+  (await import("../process/edge.js")).keepCompileCache();
   const { serve } = await import("./provider.js");
   await serve(process.argv.slice(2));
 }

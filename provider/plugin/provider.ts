@@ -2,15 +2,15 @@
  * The provider of the `helm-handoff` Pulumi package, which lets a Python, Go, C# or YAML program
  * use `ClusterAddon` (see docs/languages.md): one custom resource per add-on,
  * `helm-handoff:index:ClusterAddon`. Its `check` makes the stored release inputs from the
- * program's arguments by the rules a Node.js program applies (`releaseInputsOf`); diff,
- * create, read, update and delete call the dynamic provider's functions (the shared CRUD): one
+ * program's arguments by the rules a Node.js program applies (`encodeInputs`); diff,
+ * create, read, update and delete call the dynamic provider's functions (the shared steps): one
  * implementation of the lifecycle, two hosts. The provider enforces ApplyOnce itself (the engine
  * options a Node.js add-on also carries cannot be set from here): after the install, diff reports
  * no change, update records the inputs without a helm call and delete makes none, by the strategy
  * table every helm runner checks.
  *
  * Served by `serveProvider`, without the Pulumi SDK's resource runtime; the check's rules, the
- * schema and the CRUD code load on first use (the rules and the CRUD code once the engine
+ * schema and the steps load on first use (the rules and the steps once the engine
  * configures the provider).
  *
  * @module
@@ -18,29 +18,29 @@
 import { readFileSync } from "node:fs";
 import type * as provider from "@pulumi/pulumi/provider/index.js";
 import { SpecError } from "../../core/errors.js";
-import type { ResolvedAddonArgs } from "../addon-inputs.js";
-import { plainStackTraces } from "../process-edge.js";
-import { setProgressSink } from "../progress.js";
-import { ADDON_TYPE } from "../release.js";
-import type { ReleaseInputs, ReleaseOutputs } from "../stored-release.js";
+import { plainStackTraces } from "../process/edge.js";
+import { setProgressSink } from "../process/progress.js";
+import type { ResolvedAddonArgs } from "../state/encode.js";
+import { ADDON_TYPE } from "../state/resource.js";
+import type { ReleaseInputs, ReleaseOutputs } from "../state/shape.js";
 import { engineAddress, engineLogSink } from "./engine-log.js";
 import { containsUnknown, UNKNOWN, unwrapSecrets, wrapSecrets } from "./secrets.js";
 
 type Props = Record<string, unknown>;
-type Crud = typeof import("../crud.js");
-type Rules = typeof import("../addon-inputs.js");
+type Steps = typeof import("../steps/index.js");
+type Rules = typeof import("../state/encode.js");
 
-let crudModule: Promise<Crud> | undefined;
-/** The shared CRUD code, loaded on first use. */
-function crud(): Promise<Crud> {
-  crudModule ??= import("../crud.js");
-  return crudModule;
+let stepsModule: Promise<Steps> | undefined;
+/** The shared steps, loaded on first use. */
+function steps(): Promise<Steps> {
+  stepsModule ??= import("../steps/index.js");
+  return stepsModule;
 }
 
 let rulesModule: Promise<Rules> | undefined;
-/** The rules that make the stored inputs from the arguments (`../addon-inputs.ts`), loaded on first use. */
+/** The rules that make the stored inputs from the arguments (`../state/encode.ts`), loaded on first use. */
 function rules(): Promise<Rules> {
-  rulesModule ??= import("../addon-inputs.js");
+  rulesModule ??= import("../state/encode.js");
   return rulesModule;
 }
 
@@ -63,23 +63,23 @@ function nameOf(urn: string): string {
   return urn.slice(urn.lastIndexOf("::") + 2);
 }
 
-/** Refuses a URN of any type but the add-on's, before any CRUD call. */
+/** Refuses a URN of any type but the add-on's, before any step. */
 function assertAddon(urn: string): void {
   const type = typeOf(urn);
   if (type !== ADDON_TYPE) throw new Error(`helm-handoff: unknown resource type ${type}`);
 }
 
 /**
- * The engine's properties, wire secrets unwrapped, as the stored inputs the CRUD code takes (the
+ * The engine's properties, wire secrets unwrapped, as the stored inputs the steps take (the
  * same shape the dynamic provider host hands it: the engine passes back what `check` accepted).
  */
-function inputsOf(props: unknown): ReleaseInputs & Props {
-  return unwrapSecrets(props ?? {}) as ReleaseInputs & Props;
+function inputsOf(props: unknown): ReleaseInputs {
+  return unwrapSecrets(props ?? {}) as ReleaseInputs;
 }
 
 /** The same for stored outputs (what `create`/`update`/`read` returned). */
-function outputsOf(props: unknown): ReleaseOutputs & Props {
-  return unwrapSecrets(props ?? {}) as ReleaseOutputs & Props;
+function outputsOf(props: unknown): ReleaseOutputs {
+  return unwrapSecrets(props ?? {}) as ReleaseOutputs;
 }
 
 /**
@@ -104,7 +104,10 @@ async function checkAddon(urn: string, olds: unknown, news: unknown): Promise<pr
   try {
     if (partial) validateKnownArgs(name, args, (v) => v !== undefined && !containsUnknown(v));
     // The URN is the add-on's logical URN (`…::helm-handoff:index:ClusterAddon::NAME`): its owner mark.
-    inputs = releaseInputsOf(name, args, urn, { isUnknown: containsUnknown, unknown: UNKNOWN });
+    inputs = releaseInputsOf(name, args, urn, {
+      isUnknown: containsUnknown,
+      unknown: UNKNOWN,
+    }) as ReleaseInputs;
   } catch (err) {
     if (err instanceof SpecError) {
       return { failures: [{ property: err.field.split(".")[0] ?? err.field, reason: err.message }] };
@@ -113,7 +116,7 @@ async function checkAddon(urn: string, olds: unknown, news: unknown): Promise<pr
   }
   if (!partial) {
     // The shared check validates, and keeps an installed ApplyOnce add-on's frozen inputs as stored.
-    const result = await (await crud()).check(inputsOf(olds), inputs as ReleaseInputs & Props);
+    const result = await (await steps()).check(inputsOf(olds), inputs as ReleaseInputs);
     if (result.failures !== undefined && result.failures.length > 0) return { failures: result.failures };
     inputs = (result.inputs ?? inputs) as ReleaseInputs;
   }
@@ -131,26 +134,26 @@ export function helmHandoffProvider(version: string = packageVersion()): provide
     },
     async diff(id, urn, olds, news) {
       assertAddon(urn);
-      return (await crud()).diff(id, outputsOf(olds), inputsOf(news));
+      return (await steps()).diff(id, outputsOf(olds), inputsOf(news));
     },
     async create(urn, inputs) {
       assertAddon(urn);
-      const result = await (await crud()).create(inputsOf(inputs));
+      const result = await (await steps()).create(inputsOf(inputs));
       return { id: result.id, outs: sent(result.outs as Props) };
     },
     async read(id, urn, props) {
       assertAddon(urn);
-      const result = await (await crud()).read(id, props === undefined ? undefined : outputsOf(props));
+      const result = await (await steps()).read(id, props === undefined ? undefined : outputsOf(props));
       return result.id === undefined ? {} : { id: result.id, props: sent((result.props ?? {}) as Props) };
     },
     async update(id, urn, olds, news) {
       assertAddon(urn);
-      const result = await (await crud()).update(id, outputsOf(olds), inputsOf(news));
+      const result = await (await steps()).update(id, outputsOf(olds), inputsOf(news));
       return { outs: sent((result.outs ?? {}) as Props) };
     },
     async delete(id, urn, props) {
       assertAddon(urn);
-      await (await crud()).remove(id, outputsOf(props));
+      await (await steps()).remove(id, outputsOf(props));
     },
   };
 }
@@ -168,6 +171,6 @@ export async function serve(args: readonly string[]): Promise<void> {
   // The engine's first call after configuring a provider is a check: have its code loaded by then.
   await serveProvider(helmHandoffProvider(), () => {
     rules().catch(() => undefined);
-    crud().catch(() => undefined);
+    steps().catch(() => undefined);
   });
 }

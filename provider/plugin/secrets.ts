@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { SECRET_OUTPUT_KEYS } from "../stored-release.js";
+import { SECRET_OUTPUT_KEYS } from "../state/shape.js";
 
 /** The key that marks a special value on the wire. */
 const SIG = "4dabf18193072939515e22adb298388d";

@@ -14,7 +14,7 @@
 import { readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { ClusterAddon, type ClusterAddonArgs, recoverInterruptedUpdate } from "../../provider/index.js";
-import { RELEASE_TYPES } from "../../provider/release.js";
+import { RELEASE_TYPES } from "../../provider/state/resource.js";
 import { type PulumiCli, pulumiCli } from "../support/project.js";
 import { readTree, type TestStack, testStack } from "../support/pulumi.js";
 import { type World, writeCliAddons } from "./world.js";

@@ -17,8 +17,8 @@ import {
   type TlsCredentials,
 } from "../../../local-cluster/control-plane/api.js";
 import { findBinary, toolchainBinDir } from "../../../local-cluster/control-plane/binaries.js";
+import { KWOK_NODE_NAME } from "../../../local-cluster/control-plane/workloads.js";
 import {
-  KWOK_NODE_NAME,
   type LocalCluster,
   type LocalClusterOptions,
   startLocalCluster,

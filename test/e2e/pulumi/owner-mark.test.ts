@@ -1,5 +1,5 @@
 /**
- * The owner mark nobody can forge, through the provider's own steps (`provider/crud.ts`: check
+ * The owner mark nobody can forge, through the provider's own steps (`provider/steps/index.ts`: check
  * makes the add-on's owner key, create and update write and read the marks) on the real helm and
  * a local cluster. A release forged with the labels anyone can compute from the add-on's URN, and
  * a revision someone else wrote with our labels copied onto it, are not taken over by Reconcile.
@@ -14,9 +14,9 @@ import {
   OwnershipError,
   ownerIdOf,
 } from "../../../core/lifecycle/ownership.js";
-import { releaseInputsOf } from "../../../provider/addon-inputs.js";
-import { check, create, update } from "../../../provider/crud.js";
-import type { ReleaseInputs, ReleaseOutputs } from "../../../provider/stored-release.js";
+import { releaseInputsOf } from "../../../provider/state/encode.js";
+import type { ReleaseInputs, ReleaseOutputs } from "../../../provider/state/shape.js";
+import { check, create, update } from "../../../provider/steps/index.js";
 import { localChart, runHelm } from "../../support/charts.js";
 import { clusterSuite } from "../../support/cluster.js";
 

@@ -13,7 +13,7 @@ import { cp, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { ClusterAddon } from "../../../provider/index.js";
-import { ADDON_TYPE, DYNAMIC_RELEASE_TYPE } from "../../../provider/release.js";
+import { ADDON_TYPE, DYNAMIC_RELEASE_TYPE } from "../../../provider/state/resource.js";
 import { liveRelease } from "../../support/addon.js";
 import { chartPath } from "../../support/charts.js";
 import { clusterSuite, withLocalCluster } from "../../support/cluster.js";

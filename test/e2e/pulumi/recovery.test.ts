@@ -11,7 +11,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { recoverInterruptedUpdate } from "../../../provider/index.js";
-import { ADDON_TYPE, DYNAMIC_RELEASE_TYPE } from "../../../provider/release.js";
+import { ADDON_TYPE, DYNAMIC_RELEASE_TYPE } from "../../../provider/state/resource.js";
 import { type TestStack, testStack } from "../../support/pulumi.js";
 
 const PROJECT = "helm-handoff-test";

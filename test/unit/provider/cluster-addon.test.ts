@@ -2,16 +2,17 @@
  * The release resource's registration helpers, without an engine: the registration runs without
  * the SDK's per-property debug stack traces and puts the limit back afterwards, whatever happens;
  * the strategy's engine options win over the user's; the stored inputs' defaults, password and
- * values files (`provider/addon-inputs.ts`).
+ * values files (`provider/state/encode.ts`).
  */
 import assert from "node:assert/strict";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { releaseInputsOf, strategyOptions } from "../../../provider/addon-inputs.js";
-import { quietPromiseStacks } from "../../../provider/process-edge.js";
-import { releaseProps } from "../../../provider/release.js";
+import { quietPromiseStacks } from "../../../provider/process/edge.js";
+import { releaseInputsOf } from "../../../provider/state/encode.js";
+import { strategyOptions } from "../../../provider/state/engine-options.js";
+import { releaseProps } from "../../../provider/state/resource.js";
 
 test("a release registers with no debug stack traces and the stack trace limit comes back after", () => {
   const before = Error.stackTraceLimit;
@@ -33,15 +34,18 @@ test("a release registers its inputs and the outputs its provider fills in", () 
     strategy: "ApplyOnce",
     releaseName: "cni",
     namespace: "kube-system",
-    spec: { chart: { path: "./c" }, createNamespace: false, install: {}, retry: {} },
+    spec: { chart: { path: "./c" }, createNamespace: false, adopt: false, install: {}, retry: {} },
     values: {},
     chartPassword: "",
+    chartRepo: "",
     desiredDigest: "d",
     ownerId: "o",
     ownerName: "n",
+    ownerKey: "",
   });
   assert.deepEqual(Object.keys(props).sort(), [
     "chartPassword",
+    "chartRepo",
     "clusterId",
     "clusterServer",
     "desiredDigest",
@@ -53,6 +57,7 @@ test("a release registers its inputs and the outputs its provider fills in", () 
     "namespace",
     "ownerId",
     "ownerInstance",
+    "ownerKey",
     "ownerName",
     "releaseName",
     "spec",

@@ -20,7 +20,7 @@ registerHooks({
     return next(specifier, context);
   },
 });
-const core = require("helm-handoff");
+const core = { ...require("helm-handoff"), ...require("./dist/core/cluster/readiness.js") };
 require("helm-handoff/pulumi/dynamic");
 const before = seen.length;
 const kubeconfig = (user) => "apiVersion: v1\\nkind: Config\\nclusters: [{name: c, cluster: {server: 'http://127.0.0.1:1'}}]\\ncontexts: [{name: x, context: {cluster: c, user: u}}]\\ncurrent-context: x\\nusers: [{name: u, user: " + user + "}]\\n";

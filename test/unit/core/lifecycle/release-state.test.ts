@@ -26,7 +26,7 @@ import {
   helmPolicy,
   type LifecycleStep,
   mayCallHelm,
-  STRATEGY_TABLE,
+  type STRATEGY_TABLE,
   type StepCalls,
 } from "../../../../core/lifecycle/strategy.js";
 import { Duration } from "../../../../core/spec/duration.js";
@@ -46,15 +46,6 @@ test("ApplyOnce after the first success allows no helm call at any step", () => 
     assert.deepEqual([...allowedHelmCalls("ApplyOnce", step)], [], `ApplyOnce ${step}`);
     assert.equal(mayCallHelm("ApplyOnce", step), false);
   }
-  assert.deepEqual(STRATEGY_TABLE.ApplyOnce.frozenInputs, [
-    "spec",
-    "values",
-    "chartPassword",
-    "chartRepo",
-    "releaseName",
-    "namespace",
-  ]);
-  assert.equal(STRATEGY_TABLE.ApplyOnce.retainOnDelete, true);
 });
 
 test("ApplyOnce never upgrades and never reads values, even at create", () => {

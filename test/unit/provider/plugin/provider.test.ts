@@ -17,10 +17,10 @@ import ts from "typescript";
 import { clusterIdentityFromKubeconfig } from "../../../../core/cluster/identity.js";
 import { makeHandoffRecord } from "../../../../core/handoff/record.js";
 import { ownerIdOf } from "../../../../core/lifecycle/ownership.js";
-import { releaseInputsOf } from "../../../../provider/addon-inputs.js";
 import { helmHandoffProvider, packageVersion } from "../../../../provider/plugin/provider.js";
 import { CLUSTER_ADDON_INPUTS, packageSchema } from "../../../../provider/plugin/schema.js";
 import { unwrapSecrets, wrapSecrets } from "../../../../provider/plugin/secrets.js";
+import { releaseInputsOf } from "../../../../provider/state/encode.js";
 import { repoRoot } from "../../../support/repo-root.js";
 
 const SIG = "4dabf18193072939515e22adb298388d";
@@ -63,13 +63,13 @@ test("the plugin's executable ships in the package, executable, and runs node on
   }
 });
 
-test("the plugin's provider and the CRUD code it serves never load the SDK's closure serializer", () => {
+test("the plugin's provider and the steps it serves never load the SDK's closure serializer", () => {
   // The SDK's index also loads closure serialization and its vendored TypeScript (≈0.3 s of every
   // plugin start), which only a Node.js program's dynamic resources would need.
   const provider = join(repoRoot(), "dist", "provider");
   const code = String.raw`import { createRequire } from "node:module";
 await import(${JSON.stringify(pathToFileURL(join(provider, "plugin", "provider.js")).href)});
-await import(${JSON.stringify(pathToFileURL(join(provider, "crud.js")).href)});
+await import(${JSON.stringify(pathToFileURL(join(provider, "steps", "index.js")).href)});
 await import("@pulumi/pulumi/provider/index.js");
 const loaded = Object.keys(createRequire(import.meta.url).cache);
 const closure = loaded.filter((k) => /typescript\.js$|runtime[\\/]closure[\\/]/.test(k));

@@ -1,26 +1,16 @@
 /**
- * The release resource a `ClusterAddon` is, for both hosts: its type tokens, the properties it
- * registers and, for a Node.js program, the provider source the engine runs it with. In a Node.js
- * program it is a dynamic resource (`ClusterAddon`), routed by the engine to Pulumi's dynamic
- * provider host; in a YAML, Go, Python or C# program the custom resource
- * `helm-handoff:index:ClusterAddon` of the `helm-handoff` package, served by the package's
- * provider (`helmHandoffProvider`). Both run the same create/read/update/delete code
- * on the same stored inputs and outputs (`ReleaseInputs`, `ReleaseOutputs`).
- *
- * A dynamic resource stores its provider as JavaScript source in the state (`__provider`), which
- * the engine's `pulumi-nodejs` provider process loads with require-from-string. Pulumi's
- * `dynamic.Resource` makes that source by serializing a function's closure, which loads
- * TypeScript and V8's inspector into the program (about half a second per program run). Ours
- * captures nothing, so the source is written here once, as a constant: each method loads the
- * implementation from the installed package at call time (`helm-handoff/pulumi/dynamic`, resolved
- * from the program's directory). The state stays small and upgrading helm-handoff also fixes
- * resources created by older versions (destroy and refresh run the stored source against the
- * current node_modules).
+ * The release resource a `ClusterAddon` is: its type tokens, the properties it registers and, for
+ * a Node.js program's dynamic resource, the provider source stored in its state (`__provider`).
+ * A dynamic resource's provider is JavaScript source that the engine's `pulumi-nodejs` process
+ * loads; Pulumi's `dynamic.Resource` would serialize a closure for it (loading TypeScript and V8's
+ * inspector into the program), so ours is a constant that loads the implementation from the
+ * installed package at call time (`helm-handoff/pulumi/dynamic`). The state stays small, and a
+ * newer helm-handoff also serves resources an older one created.
  *
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { ReleaseInputs } from "./stored-release.js";
+import type { ReleaseInputs } from "./shape.js";
 
 /**
  * Type token of `ClusterAddon` in a Node.js program: a dynamic resource (a token of the form
@@ -60,10 +50,10 @@ exports.handler = () => ({
 `;
 
 /** The stored inputs of a release resource (`ReleaseInputs`), each possibly an Output. */
-export type AddonReleaseArgs = { readonly [K in keyof ReleaseInputs]: pulumi.Input<ReleaseInputs[K]> };
+export type ReleaseArgs = { readonly [K in keyof ReleaseInputs]: pulumi.Input<ReleaseInputs[K]> };
 
 /** The properties a release resource registers: its inputs, and its outputs (filled in by the provider). */
-export function releaseProps(args: AddonReleaseArgs): pulumi.Inputs {
+export function releaseProps(args: ReleaseArgs): pulumi.Inputs {
   return {
     ...args,
     status: undefined,

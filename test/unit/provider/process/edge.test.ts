@@ -11,9 +11,9 @@ import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { repoRoot } from "../../support/repo-root.js";
+import { repoRoot } from "../../../support/repo-root.js";
 
-const KEEP = join(repoRoot(), "dist", "provider", "process-edge.js");
+const KEEP = join(repoRoot(), "dist", "provider", "process", "edge.js");
 
 /** Runs `setup` then loads a module in a node child, ends it with SIGINT to its group, and counts the cache's files. */
 async function endedBySigint(setup: string): Promise<{ signal: string | null; files: number }> {

@@ -1,17 +1,17 @@
 /**
  * The program-side guard against an update that deletes add-ons it never saw registered
- * (provider/lost-registration.ts), on Pulumi's mock runtime in a fresh Node process (the runtime's
+ * (provider/process/lost-registration.ts), on Pulumi's mock runtime in a fresh Node process (the runtime's
  * state is per process): a registration answered with gRPC UNAVAILABLE, which the engine answers
  * when the provider behind it died, makes the program fail by an error log.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { execa } from "execa";
-import { repoRoot } from "../../support/repo-root.js";
+import { repoRoot } from "../../../support/repo-root.js";
 
 /** A program on mocks whose registration fails with gRPC status `code`; prints whether the runtime counted an error. */
 function program(code: number): string {
-  const dist = `${repoRoot()}/dist/provider/lost-registration.js`;
+  const dist = `${repoRoot()}/dist/provider/process/lost-registration.js`;
   return `
 import * as runtime from "@pulumi/pulumi/runtime/index.js";
 import * as log from "@pulumi/pulumi/log/index.js";

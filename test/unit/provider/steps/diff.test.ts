@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { keyedValuesDigest, valuesFingerprint } from "../../../core/handoff/digests.js";
-import { makeHandoffRecord } from "../../../core/handoff/record.js";
-import { diff } from "../../../provider/crud.js";
-import type { ReleaseInputs, ReleaseOutputs } from "../../../provider/stored-release.js";
+import { keyedValuesDigest } from "../../../../core/handoff/digests.js";
+import { makeHandoffRecord } from "../../../../core/handoff/record.js";
+import type { ReleaseInputs, ReleaseOutputs } from "../../../../provider/state/shape.js";
+import { diff } from "../../../../provider/steps/index.js";
 
-// provider/crud.ts `diff` without an engine or a cluster: it decides from the stored outputs
+// provider/steps/diff.ts without an engine or a cluster: it decides from the stored outputs
 // (what the release ran at the last helm call or refresh) and the new inputs alone.
 
 function inputs(
@@ -22,14 +22,17 @@ function inputs(
     spec: {
       chart: { repo: "https://charts.example.org", name: "cni", version },
       createNamespace: false,
+      adopt: false,
       install: {},
       retry: {},
     },
     values,
     chartPassword: "",
+    chartRepo: "",
     desiredDigest: `digest-of-${version}`,
     ownerId: "o".repeat(40),
     ownerName: "p.s.cni",
+    ownerKey: "owner-key",
   };
 }
 
@@ -70,16 +73,6 @@ function deployed(requested: string, liveVersion: string): ReleaseOutputs & Reco
 }
 
 const KEY = "test-digest-key";
-
-/** Outputs as a version before keyed digests stored them: no key, unkeyed digests. */
-function legacy(olds: ReleaseOutputs & Record<string, unknown>): ReleaseOutputs & Record<string, unknown> {
-  const { digestKey: _key, ...rest } = olds;
-  return {
-    ...rest,
-    liveValuesDigest: valuesFingerprint(olds.values),
-    handoff: { ...olds.handoff, valuesDigest: valuesFingerprint(olds.values) },
-  };
-}
 
 test('a Reconcile add-on with version "^0.1" plans no update on an unchanged up', async () => {
   const result = await diff("id", deployed("^0.1", "0.1.0"), inputs("^0.1"));
@@ -124,18 +117,7 @@ test("a Reconcile add-on whose repository password changes plans an update, thou
   assert.deepEqual(await diff("id", olds, news), { changes: true, replaces: [], deleteBeforeReplace: false });
 });
 
-test("a Reconcile add-on stored by an older version compares its unkeyed live digest and plans an update that rewrites it", async () => {
-  const result = await diff("id", legacy(deployed("0.1.0", "0.1.0")), inputs("0.1.0"));
-  assert.deepEqual(result, { changes: true, replaces: [], deleteBeforeReplace: false });
-});
-
-test("an ApplyOnce add-on stored by an older version plans an update (no replace) that rewrites its digests", async () => {
-  const olds = legacy({ ...deployed("0.1.0", "0.1.0"), strategy: "ApplyOnce" });
-  const news = { ...inputs("0.1.0"), strategy: "ApplyOnce" as const, desiredDigest: "another-digest" };
-  assert.deepEqual(await diff("id", olds, news), { changes: true, replaces: [] });
-});
-
-test("an ApplyOnce add-on with keyed digests plans nothing when its spec changes", async () => {
+test("an ApplyOnce add-on plans nothing when its spec changes", async () => {
   const olds = { ...deployed("0.1.0", "0.1.0"), strategy: "ApplyOnce" as const };
   const news = {
     ...inputs("0.1.0", { a: 2 }),
