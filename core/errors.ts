@@ -137,7 +137,7 @@ export interface HelmErrorDetails {
   readonly canceled?: boolean;
 }
 
-/** helm exited with an error. Prefer checking `kind` (or the subclasses) over parsing the message. */
+/** helm exited with an error. Tell it apart by `code` (its `kind` is the same fact), never by the message. */
 export class HelmError extends HelmHandoffError {
   /** How the failure should be handled. */
   public readonly kind: HelmFailureKind;

@@ -3,10 +3,7 @@
  * real local cluster: every row of the lifecycle table.
  */
 import assert from "node:assert/strict";
-import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { describe, test } from "node:test";
-import { digestOf, valuesFingerprint } from "../../../core/handoff/digests.js";
 import { clusterIdentityFromKubeconfig } from "../../../core/index.js";
 import type { HandoffRecord } from "../../../provider/index.js";
 import { type AddonStack, addonStack, liveRelease } from "../../support/addon.js";
@@ -236,14 +233,6 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
     return release.outputs as Record<string, unknown>;
   }
 
-  /** The stack's current checkpoint file as stored (secrets encrypted), without the backend's history and backups. */
-  async function currentCheckpoint(s: AddonStack): Promise<string> {
-    const dir = join(s.backendDir, ".pulumi", "stacks");
-    const files = (await readdir(dir, { recursive: true })).filter((f) => f.endsWith(".json"));
-    assert.equal(files.length, 1, `one checkpoint in ${dir}`);
-    return readFile(join(dir, files[0] ?? ""), "utf8");
-  }
-
   /** The handoff record `up` exported for add-on `name`. */
   function handoffOf(up: { outputs: Record<string, { value?: unknown }> }, name: string): HandoffRecord {
     const record = up.outputs[`${name}Handoff`]?.value;
@@ -253,7 +242,13 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
 
   /** What an unkeyed digest of `values` for release `name` (a path chart) looked like in any version. */
   function unkeyedForms(name: string, values: Record<string, unknown>): string[] {
-    const s = { chart: { path: localChart("workload") }, createNamespace: false, install: {}, retry: {} };
+    const s = {
+      chart: { path: localChart("workload") },
+      createNamespace: false,
+      adopt: false,
+      install: {},
+      retry: {},
+    };
     const desired = { s, v: values, ns: "default", releaseName: name };
     return [
       ...unkeyedDigestForms(values),
@@ -293,58 +288,5 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
     for (const secret of [a.desiredDigest, a.digestKey, b.desiredDigest, b.digestKey]) {
       assert.equal(typeof secret, "object", "desiredDigest and digestKey are stored as secrets");
     }
-  });
-
-  test("state written by an older version (unkeyed digests) is rewritten by an up without a replace or a helm call", async () => {
-    const values = { message: "legacy" };
-    const s = await stackOf("legacy", values);
-    await s.up();
-    // Put the release back as a version before keyed digests stored it.
-    const exported = await s.stack.exportStack();
-    const deployment = exported.deployment as {
-      resources: Array<{ type: string; inputs: Record<string, unknown>; outputs: Record<string, unknown> }>;
-    };
-    const release = deployment.resources.find((r) => r.type.endsWith("helm-handoff:ClusterAddon"));
-    assert.ok(release);
-    const stored = {
-      chart: { path: localChart("workload") },
-      createNamespace: false,
-      install: {},
-      retry: {},
-    };
-    const oldDesired = digestOf({ s: stored, v: values, ns: "default", releaseName: "legacy", pw: "" });
-    const { digestKey: _key, ...outputs } = release.outputs;
-    release.inputs = { ...release.inputs, desiredDigest: oldDesired };
-    release.outputs = {
-      ...outputs,
-      desiredDigest: oldDesired,
-      liveValuesDigest: valuesFingerprint(values),
-      handoff: { ...(outputs.handoff as HandoffRecord), valuesDigest: valuesFingerprint(values) },
-    };
-    await s.stack.importStack(exported);
-    assert.ok((await s.stateText()).includes(oldDesired.slice("sha256:".length)));
-
-    await suite.spy.reset();
-    await s.refresh();
-    const preview = await s.preview();
-    assert.equal(preview.changeSummary.update, 1);
-    assert.equal(preview.changeSummary.replace ?? 0, 0);
-    assert.match(
-      s.output(),
-      /legacy: state written by an older helm-handoff: rewriting its stored digests \(no helm call\)/,
-    );
-    const up = await s.up();
-    assert.equal(up.summary.resourceChanges?.update, 1);
-    assert.deepEqual(await suite.spy.calls(), []);
-    assert.equal((await liveRelease(suite.cluster, "legacy"))?.revision, 1);
-
-    // The current checkpoint (the backend's history and backups keep the older ones as they were).
-    const state = await currentCheckpoint(s);
-    assert.match(state, /helm-handoff:ClusterAddon/);
-    for (const form of unkeyedForms("legacy", values)) {
-      assert.ok(!state.includes(form), `an unkeyed digest (${form}) of the values is still in the state`);
-    }
-    assert.match(handoffOf(up, "legacy").valuesDigest, /^hmac-sha256:[0-9a-f]{64}$/);
-    assert.equal((await s.preview()).changeSummary.update ?? 0, 0, "the next preview plans nothing");
   });
 });
