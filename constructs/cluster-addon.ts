@@ -17,14 +17,9 @@ import {
 } from "../core/spec/index.js";
 import { effectiveValues } from "../core/spec/values.js";
 import type { KubeObject } from "../core/util/kube-object.js";
-import {
-  type ClusterApiVersion,
-  clusterResourceSetObjects,
-  isEmptySelector,
-  type LabelSelector,
-} from "./cluster-resource-set.js";
+import { clusterResourceSetObjects, isEmptySelector, type LabelSelector } from "./cluster-resource-set.js";
 import { helmChartProxyObject } from "./helm-chart-proxy.js";
-import { CLUSTER_SCOPED_KINDS, HOOKS_POLICIES, type HooksPolicy, prepareObjects } from "./manifest.js";
+import { CLUSTER_SCOPED_KINDS, HOOKS_POLICIES, prepareObjects } from "./manifest.js";
 import { renderChart } from "./render.js";
 
 /** What a {@link ClusterAddon} synthesizes to. */
@@ -62,7 +57,7 @@ export interface ClusterAddonProps extends Pick<AddonSpec, "chart" | "namespace"
   /** Extra API versions for `.Capabilities.APIVersions`, e.g. "monitoring.coreos.com/v1". @default none */
   readonly apiVersions?: readonly string[];
   /** API version of the ClusterResourceSet. @default "v1beta2" */
-  readonly clusterApiVersion?: ClusterApiVersion;
+  readonly clusterApiVersion?: "v1beta2" | "v1beta1";
   /**
    * The values are sensitive: the render cache is bypassed and the ClusterResourceSet carries the
    * objects in Secrets of type `addons.cluster.x-k8s.io/resource-set` instead of ConfigMaps
@@ -71,8 +66,11 @@ export interface ClusterAddonProps extends Pick<AddonSpec, "chart" | "namespace"
    * @default false
    */
   readonly sensitive?: boolean;
-  /** What to do with chart hooks, see {@link HooksPolicy}. @default "drop" */
-  readonly hooks?: HooksPolicy;
+  /**
+   * What to do with chart hooks: `"drop"` leaves them out, `"include"` renders them as plain objects.
+   * @default "drop"
+   */
+  readonly hooks?: "drop" | "include";
   /** Kinds to treat as cluster-scoped besides the built-in ones and the chart's own CRDs. @default none */
   readonly clusterScopedKinds?: readonly string[];
   /** Namespace of the ClusterResourceSet/HelmChartProxy and carriers (where the Clusters are). @default unset (the cdk8s Chart's namespace, if any) */

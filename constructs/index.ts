@@ -42,11 +42,10 @@ export {
   type ClusterAddonProps,
   type ClusterAddonRecordInput,
 } from "./cluster-addon.js";
-export type { ClusterApiVersion, LabelSelector } from "./cluster-resource-set.js";
+export type { LabelSelector } from "./cluster-resource-set.js";
 export {
   ArgoCdHandoff,
   type ArgoCdHandoffProps,
   FluxHandoff,
   type FluxHandoffProps,
 } from "./handoff-objects.js";
-export type { HooksPolicy } from "./manifest.js";
