@@ -149,12 +149,12 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
   }
 
   function report(swept: number): RunReport {
-    if (violations.length > 0) saveTranscript(seed, printed, log);
     const untyped = errors.filter((e) => e.kind === "untyped");
     for (const e of untyped) violations.push(`an error that is not a typed one: ${e.message}`);
     for (const e of errors.filter((x) => x.kind === "typed" && !x.nextStep)) {
       violations.push(`a typed error without its next step: ${e.message}`);
     }
+    if (violations.length > 0) saveTranscript(seed, violations, printed, log);
     return {
       seed,
       driver: driverKind,
@@ -272,14 +272,24 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
   }
 }
 
-/** Keeps everything a failed run printed in the temp dir, for its replay. */
-function saveTranscript(seed: number, printed: string, log: (l: string) => void): void {
+/**
+ * Keeps a failed run's record in the temp dir, where a caller that removes the campaign's output
+ * does not reach: each violation as the campaign describes it, then everything the run's
+ * operations printed.
+ */
+function saveTranscript(
+  seed: number,
+  violations: readonly string[],
+  printed: string,
+  log: (l: string) => void,
+): void {
   const dir = join(tmpdir(), "helm-handoff-chaos");
   const file = join(dir, `seed-${seed}.log`);
   try {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(file, printed);
-    log(`  everything the run's operations printed: ${file}`);
+    const header = violations.map((v) => `violation: ${v}\n`).join("");
+    writeFileSync(file, `${header}\n${printed}`);
+    log(`  the run's violations and everything its operations printed: ${file}`);
   } catch {
     // best effort
   }
