@@ -3,6 +3,9 @@
  * `helm-handoff`: did GitOps take the bootstrapped add-ons over?
  *
  *   helm-handoff status [--kubeconfig PATH] [--context NAME] [--release NS/NAME] [--json] [FILE|-]
+ *   helm-handoff status --management-cluster KUBECONFIG [--context NAME] [--namespace NS] [-l SELECTOR]
+ *     [--helm-chart-proxy NAME]... [--cluster-resource-set NAME]... [--release NS/NAME]
+ *     [--concurrency N] [--cluster-timeout DURATION] [--json] [FILE|-]
  *   helm-handoff retire-helm-storage --release NS/NAME [--kubeconfig PATH] [--context NAME] [--json] [FILE|-]
  *
  * FILE holds handoff records anywhere in JSON or YAML: `pulumi stack output --json`, a cdk8s synth
@@ -13,7 +16,9 @@
  * the first file of `$KUBECONFIG`, else `~/.kube/config`. `status` prints one verdict per release
  * (`--json`: an array of them) and exits 0 when every release is handed off, 3 when one is not
  * taken over yet and none has a problem, 1 on a problem; 2 for a command line it does not
- * understand. `retire-helm-storage` deletes Helm's stale release Secrets of one release Argo CD
+ * understand. With `--management-cluster`, `status` judges every add-on on every workload cluster
+ * of a Cluster API management cluster (`fleetStatus`, printed by `fleet-cli.ts`; `--context` is then
+ * the management cluster's), with the same verdicts and exit codes. `retire-helm-storage` deletes Helm's stale release Secrets of one release Argo CD
  * took over (see `retireHelmStorage`) and exits 0, or 1 saying why it refused. Everything printed
  * passes `printable`: what the cluster wrote (a controller's condition message, an API error) has
  * the kubeconfig's secrets redacted and its control characters escaped, so it can neither leak a
@@ -28,15 +33,22 @@ import { parseArgs } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { clusterIdentityFromKubeconfig } from "../cluster/identity.js";
 import { Redactor } from "../helm/redact.js";
+import { Duration } from "../spec/duration.js";
 import type { HandoffStatus } from "./judge.js";
+import { printable, printableDeep } from "./printable.js";
 import { type HandoffRecord, makeHandoffRecord } from "./record.js";
+import { runFleet } from "./fleet-cli.js";
 import { retireHelmStorage } from "./retire.js";
 import { findRecords, verifyHandoff } from "./verify.js";
 
 const USAGE = `usage: helm-handoff status [--kubeconfig PATH] [--context NAME] [--release NS/NAME] [--json] [FILE|-]
+       helm-handoff status --management-cluster KUBECONFIG [--context NAME] [--namespace NS] [-l SELECTOR]
+           [--helm-chart-proxy NAME]... [--cluster-resource-set NAME]... [--release NS/NAME]
+           [--concurrency N] [--cluster-timeout DURATION] [--json] [FILE|-]
        helm-handoff retire-helm-storage --release NS/NAME [--kubeconfig PATH] [--context NAME] [--json] [FILE|-]
 FILE: handoff records in JSON or YAML (pulumi stack output --json, a synth output); stdin when absent or -
 status --release NS/NAME with no FILE and no input: that release alone, judged as a cdk8s Manifests output left it (no record)
+--management-cluster: every add-on on every workload Cluster of a Cluster API management cluster
 status exits 0 when every release is handed off, 3 when some is not taken over yet, 1 on a problem`;
 
 /** A command line the CLI does not understand: the usage, exit code 2. */
@@ -60,6 +72,16 @@ function kubeconfigPath(flag: string | undefined): string {
   return env ?? join(homedir(), ".kube", "config");
 }
 
+/** The kubeconfig file at `path`; `hint` says how to give another. */
+function readKubeconfig(path: string, hint: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    const why = error instanceof Error && "code" in error ? String(error.code) : "unreadable";
+    throw new Error(`the kubeconfig ${path} cannot be read (${why}): pass ${hint}`);
+  }
+}
+
 /**
  * The record of `--release NS/NAME` given alone: the kubeconfig's cluster, revision 0 (no Helm
  * storage at bootstrap, as a cdk8s Manifests output leaves it), no chart or values known.
@@ -80,28 +102,6 @@ function releaseRecord(release: string, kubeconfig: string, context: string | un
     strategy: "ApplyOnce",
     installedAt: new Date(0),
   });
-}
-
-/**
- * C0 and C1 control characters (newline and tab included: one verdict is one line) and the Unicode
- * controls that reorder or hide text (bidi embeddings, overrides and isolates, zero-width joiners).
- */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
-
-/** `text` safe to print: the redactor's secrets replaced, each control character shown as `\u{…}`. */
-function printable(text: string, redactor: Redactor): string {
-  return redactor.redact(text).replace(CONTROL, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`);
-}
-
-/** Every string inside `value` made {@link printable}. */
-function printableDeep<T>(value: T, redactor: Redactor): T {
-  if (typeof value === "string") return printable(value, redactor) as T;
-  if (Array.isArray(value)) return value.map((v) => printableDeep(v, redactor)) as T;
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, printableDeep(v, redactor)])) as T;
-  }
-  return value;
 }
 
 /** The kubeconfig's secrets, once it has been read: every message printed is redacted with them. */
@@ -131,6 +131,20 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError(command === undefined ? "" : `unknown command "${command}"`);
   }
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  if (values["management-cluster"] !== undefined) {
+    if (command !== "status") throw new UsageError("--management-cluster applies to status only");
+    return fleet(values, file);
+  }
+  const fleetOnly = [
+    "helm-chart-proxy",
+    "cluster-resource-set",
+    "selector",
+    "namespace",
+    "concurrency",
+    "cluster-timeout",
+  ] as const;
+  const misplaced = fleetOnly.find((k) => values[k] !== undefined);
+  if (misplaced !== undefined) throw new UsageError(`--${misplaced} needs --management-cluster KUBECONFIG`);
   const source = file === undefined || file === "-" ? "stdin" : file;
   const alone = command === "status" && file === undefined && values.release !== undefined;
   const text = alone && process.stdin.isTTY ? "" : readFileSync(source === "stdin" ? 0 : source, "utf8");
@@ -142,16 +156,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (records.length === 0 && !releaseOnly)
     throw new Error(`no handoff record (kind helm-handoff.dev/HandoffRecord) in ${source}`);
-  const path = kubeconfigPath(values.kubeconfig);
-  let kubeconfig: string;
-  try {
-    kubeconfig = readFileSync(path, "utf8");
-  } catch (error) {
-    const why = error instanceof Error && "code" in error ? String(error.code) : "unreadable";
-    throw new Error(
-      `the kubeconfig ${path} cannot be read (${why}): pass --kubeconfig PATH or set KUBECONFIG`,
-    );
-  }
+  const kubeconfig = readKubeconfig(kubeconfigPath(values.kubeconfig), "--kubeconfig PATH or set KUBECONFIG");
   redactor.addKubeconfig(kubeconfig);
   const options = { kubeconfig, ...(values.context ? { context: values.context } : {}) };
   if (releaseOnly) records = [releaseRecord(values.release ?? "", kubeconfig, values.context)];
@@ -177,6 +182,59 @@ async function main(argv: string[]): Promise<number> {
   return codes.includes(1) ? 1 : codes.includes(3) ? 3 : 0;
 }
 
+/** `--concurrency`: a whole number of at least 1. */
+function fleetNumber(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^[1-9][0-9]*$/.test(text))
+    throw new UsageError(`--concurrency must be a whole number of at least 1, not "${text}"`);
+  return Number(text);
+}
+
+/** `--cluster-timeout`: a duration such as `20s`. */
+function fleetTimeout(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  try {
+    Duration.parse(text, "--cluster-timeout");
+    return text;
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** The fleet mode: records from FILE only when one is named (`-` for stdin), never waiting on a terminal. */
+async function fleet(values: ReturnType<typeof parse>["values"], file: string | undefined): Promise<number> {
+  const path = values["management-cluster"] ?? "";
+  const managementKubeconfig = readKubeconfig(path, "--management-cluster KUBECONFIG");
+  redactor.addKubeconfig(managementKubeconfig);
+  const source = file === "-" ? "stdin" : file;
+  const records =
+    source === undefined
+      ? []
+      : findRecords(parseInput(readFileSync(source === "stdin" ? 0 : source, "utf8"), source));
+  if (source !== undefined && records.length === 0)
+    throw new Error(`no handoff record (kind helm-handoff.dev/HandoffRecord) in ${source}`);
+  const proxies = values["helm-chart-proxy"] ?? [];
+  const sets = values["cluster-resource-set"] ?? [];
+  const release = values.release;
+  if (proxies.length + sets.length + records.length === 0 && release === undefined) {
+    throw new UsageError(
+      "the fleet mode needs the add-ons: --helm-chart-proxy NAME, --cluster-resource-set NAME, --release NS/NAME or a FILE of handoff records",
+    );
+  }
+  return runFleet({
+    managementKubeconfig,
+    context: values.context,
+    namespace: values.namespace,
+    selector: values.selector,
+    helmChartProxies: proxies,
+    clusterResourceSets: sets,
+    records: [...records, ...(release !== undefined ? [release] : [])],
+    concurrency: fleetNumber(values.concurrency),
+    clusterTimeout: fleetTimeout(values["cluster-timeout"]),
+    json: values.json,
+  });
+}
+
 function parse(argv: string[]) {
   return parseArgs({
     args: argv,
@@ -185,6 +243,13 @@ function parse(argv: string[]) {
       kubeconfig: { type: "string" },
       context: { type: "string" },
       release: { type: "string" },
+      "management-cluster": { type: "string" },
+      namespace: { type: "string" },
+      selector: { type: "string", short: "l" },
+      "helm-chart-proxy": { type: "string", multiple: true },
+      "cluster-resource-set": { type: "string", multiple: true },
+      concurrency: { type: "string" },
+      "cluster-timeout": { type: "string" },
       json: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },

@@ -2,7 +2,8 @@
  * `helm-handoff/gitops`: the GitOps handoff objects built from a {@link HandoffRecord}, as plain
  * functions returning plain Kubernetes objects, usable from a Pulumi program (with
  * `@pulumi/kubernetes`) or anywhere else without cdk8s (the cdk8s constructs around them are in
- * `helm-handoff/cdk8s`), and {@link verifyHandoff}: whether GitOps really took the release over.
+ * `helm-handoff/cdk8s`), {@link verifyHandoff}: whether GitOps really took the release over, and
+ * {@link fleetStatus}: the same across every workload cluster of a Cluster API management cluster.
  *
  * - Flux: a `HelmRepository` (https) or `OCIRepository` (oci://) source and a
  *   `HelmRelease` (helm.toolkit.fluxcd.io/v2) whose `releaseName`, `targetNamespace` and
@@ -23,6 +24,7 @@ import type { HandoffRecord } from "./record.js";
 export { type ErrorCode, HelmHandoffError } from "../errors.js";
 export type { Strategy } from "../spec/types.js";
 export type { KubeMetadata, KubeObject } from "../util/kube-object.js";
+export { type FleetStatus, type FleetStatusOptions, type FleetVerdict, fleetStatus } from "./fleet.js";
 export type { HandoffState, HandoffStatus, ObjectCounts, ReleaseOwnerNow } from "./judge.js";
 export type { HandoffChartSource, HandoffRecord } from "./record.js";
 export { type RetiredStorage, RetireRefusedError, retireHelmStorage } from "./retire.js";

@@ -6,7 +6,11 @@
  * yet); or a problem (1): `stalled` (the controller tried and failed), `drifted`
  * (Argo CD reports objects out of sync, missing, or tracked by another Application), `missing`
  * (no release), `foreign` (someone unknown wrote the current revision), `contested` (two GitOps
- * objects claim the release).
+ * objects claim the release), `unreachable` (the cluster could not be read at all: in a fleet, an API
+ * server that does not answer, a missing or malformed kubeconfig Secret, a Cluster being deleted).
+ * A release a Cluster API carrier (HelmChartProxy, ClusterResourceSet) bootstrapped is judged with
+ * that carrier named ({@link CarrierBootstrap}): its own revision is "not taken over yet", not someone
+ * else's write.
  *
  * @module
  */
@@ -23,9 +27,10 @@ export type HandoffState =
   | "drifted"
   | "missing"
   | "foreign"
-  | "contested";
+  | "contested"
+  | "unreachable";
 
-/** Who owns the release now: one of five shapes, told apart by `kind`. */
+/** Who owns the release now: one of six shapes, told apart by `kind`. */
 export type ReleaseOwnerNow =
   | {
       /** helm-handoff: the current revision carries its mark. */
@@ -56,6 +61,14 @@ export type ReleaseOwnerNow =
       readonly health: string;
       /** The release's objects as it holds them. */
       readonly objects: ObjectCounts;
+    }
+  | {
+      /** The Cluster API carrier that bootstrapped the release still holds it (no GitOps object names it). */
+      readonly kind: "carrier";
+      /** `Kind namespace/name` of the carrier, e.g. `HelmChartProxy default/cni`. */
+      readonly carrier: string;
+      /** The current revision (0: applied as manifests, no Helm release). */
+      readonly revision: number;
     }
   | {
       /** Someone helm-handoff cannot name wrote the current revision. */
@@ -108,7 +121,21 @@ const EXIT: Readonly<Record<HandoffState, 0 | 1 | 3>> = {
   missing: 1,
   foreign: 1,
   contested: 1,
+  unreachable: 1,
 };
+
+/**
+ * The Cluster API carrier that bootstrapped a release in a workload cluster: the record's revision
+ * is the carrier's (CAAPH's install, revision N; a ClusterResourceSet's objects, revision 0).
+ */
+export interface CarrierBootstrap {
+  /** `Kind namespace/name` of the carrier, e.g. `HelmChartProxy default/cni`. */
+  readonly by: string;
+  /** Whether the carrier says it has delivered the release to this cluster (HelmReleaseProxy deployed, binding applied). */
+  readonly delivered: boolean;
+  /** What to run to see the carrier's side of it. */
+  readonly inspect: string;
+}
 
 function status(
   release: string,
@@ -261,8 +288,66 @@ function judgeArgo(release: string, app: ArgoClaim, obs: Observation): HandoffSt
   );
 }
 
-/** Decides the state of the recorded release from what the cluster says. */
-export function judgeHandoff(record: HandoffRecord, obs: Observation): HandoffStatus {
+/** The verdict on a release whose cluster could not be read: `why` names the cause. */
+export function unreachable(release: string, why: string, action: string): HandoffStatus {
+  return status(release, "unreachable", { kind: "none" }, undefined, why, action);
+}
+
+/**
+ * The verdict on a release nobody took over yet, when a carrier bootstrapped it: still as the
+ * carrier left it (its revision, or its objects at revision 0), or not delivered by it yet.
+ */
+function judgeCarrier(
+  release: string,
+  record: HandoffRecord,
+  obs: Observation,
+  carrier: CarrierBootstrap,
+): HandoffStatus | undefined {
+  const stored = obs.release?.latest;
+  const take = `apply the handoff objects built from this record (helm-handoff/gitops: fluxHandoffObjects or argoCdApplicationObject; cdk8s: FluxHandoff or ArgoCdHandoff)`;
+  const owner = (revision: number): ReleaseOwnerNow => ({ kind: "carrier", carrier: carrier.by, revision });
+  if (stored === undefined && !carrier.delivered) {
+    return status(
+      release,
+      "not-taken-over",
+      owner(0),
+      undefined,
+      `${carrier.by} has not delivered the release to this cluster yet; no Flux HelmRelease or Argo CD Application names it`,
+      `wait for the carrier (${carrier.inspect})`,
+    );
+  }
+  if (stored === undefined && record.revision === 0) {
+    return status(
+      release,
+      "not-taken-over",
+      owner(0),
+      undefined,
+      `applied as manifests by ${carrier.by}, with no Helm release yet; no Flux HelmRelease or Argo CD Application names the release`,
+      take,
+    );
+  }
+  if (stored !== undefined && stored.revision === record.revision) {
+    return status(
+      release,
+      "not-taken-over",
+      owner(stored.revision),
+      obs.release?.deployedAt,
+      `still as ${carrier.by} installed it: revision ${stored.revision} (${stored.status}); no Flux HelmRelease or Argo CD Application names the release`,
+      take,
+    );
+  }
+  return undefined;
+}
+
+/**
+ * Decides the state of the recorded release from what the cluster says; `carrier` names the Cluster
+ * API carrier that bootstrapped it, when one did.
+ */
+export function judgeHandoff(
+  record: HandoffRecord,
+  obs: Observation,
+  carrier?: CarrierBootstrap,
+): HandoffStatus {
   const release = `${record.release.namespace}/${record.release.name}`;
   const claims = [
     ...obs.flux.map((c) => `Flux HelmRelease ${named(c)}`),
@@ -282,6 +367,8 @@ export function judgeHandoff(record: HandoffRecord, obs: Observation): HandoffSt
   if (flux) return judgeFlux(release, flux, obs, record);
   const [app] = obs.argo;
   if (app) return judgeArgo(release, app, obs);
+  const carried = carrier === undefined ? undefined : judgeCarrier(release, record, obs, carrier);
+  if (carried !== undefined) return carried;
   const stored = obs.release;
   if (stored === undefined && record.revision === 0) {
     return status(
