@@ -34,10 +34,10 @@ import { parseAllDocuments } from "yaml";
 import { clusterIdentityFromKubeconfig } from "../cluster/identity.js";
 import { Redactor } from "../helm/redact.js";
 import { Duration } from "../spec/duration.js";
+import { runFleet } from "./fleet-cli.js";
 import type { HandoffStatus } from "./judge.js";
 import { printable, printableDeep } from "./printable.js";
 import { type HandoffRecord, makeHandoffRecord } from "./record.js";
-import { runFleet } from "./fleet-cli.js";
 import { retireHelmStorage } from "./retire.js";
 import { findRecords, verifyHandoff } from "./verify.js";
 
