@@ -35,7 +35,7 @@ const BUDGET = {
   ".": 40,
   "./pulumi": 20,
   "./pulumi/dynamic": 21,
-  "./gitops": 26,
+  "./gitops": 29,
   "./cdk8s": 25,
   "./local-cluster": 12,
 };

@@ -232,18 +232,12 @@ describe("helm-handoff status over a Cluster API fleet", {
 
   test("a ServiceAccount holding only the verbs docs/security.md lists gets the same verdicts, and without reading the kubeconfig Secrets a problem naming the refused read", async () => {
     const clusterNames = workloads.map((c) => `${c.name}-kubeconfig`);
+    const addons = "addons.cluster.x-k8s.io";
     const rules = (secrets: boolean) => [
       { apiGroups: ["cluster.x-k8s.io"], resources: ["clusters"], verbs: ["get", "list"] },
-      {
-        apiGroups: ["addons.cluster.x-k8s.io"],
-        resources: ["helmchartproxies", "clusterresourcesets"],
-        verbs: ["get", "list"],
-      },
-      {
-        apiGroups: ["addons.cluster.x-k8s.io"],
-        resources: ["helmreleaseproxies", "clusterresourcesetbindings"],
-        verbs: ["get", "list"],
-      },
+      { apiGroups: [addons], resources: ["helmchartproxies", "clusterresourcesets"], verbs: ["get"] },
+      { apiGroups: [addons], resources: ["helmreleaseproxies"], verbs: ["list"] },
+      { apiGroups: [addons], resources: ["clusterresourcesetbindings"], verbs: ["get"] },
       { apiGroups: [""], resources: ["configmaps"], verbs: ["get"] },
       ...(secrets
         ? [{ apiGroups: [""], resources: ["secrets"], verbs: ["get"], resourceNames: clusterNames }]
