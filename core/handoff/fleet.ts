@@ -75,11 +75,17 @@ export interface FleetStatus {
   readonly verdicts: readonly FleetVerdict[];
   /** One per add-on: on how many of its clusters it is handed off, not yet, or has a problem. */
   readonly addons: readonly {
+    /** `namespace/name` of the release. */
     readonly addon: string;
+    /** `Kind namespace/name` of its carrier, if it came from one. */
     readonly carrier: string | undefined;
+    /** On how many clusters it was judged. */
     readonly clusters: number;
+    /** Handed off (exit code 0). */
     readonly handedOff: number;
+    /** Not taken over yet (3). */
     readonly notYet: number;
+    /** A problem, `unreachable` included (1). */
     readonly problems: number;
   }[];
   /** 0 every verdict handed off, 3 some not yet and no problem, 1 any problem. */
