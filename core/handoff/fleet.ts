@@ -195,6 +195,8 @@ async function judgeCluster(
   }
   let client: KubeClient | undefined;
   let server = "";
+  // Set at the deadline: the abandoned run closes what it opens late and starts no more reads.
+  let abandoned = false;
   const run = async (): Promise<FleetVerdict[]> => {
     const secret = await readKubeconfigSecret(management, cluster);
     if ("problem" in secret)
@@ -205,6 +207,7 @@ async function judgeCluster(
       identity = clusterIdentityFromKubeconfig(secret.kubeconfig);
       server = identity.server;
       client = await kubeClient(secret.kubeconfig);
+      if (abandoned) client.close();
     } catch (error) {
       return all(
         `the kubeconfig in Secret ${id}-kubeconfig is not usable: ${why(error)}`,
@@ -213,6 +216,7 @@ async function judgeCluster(
     }
     const verdicts: FleetVerdict[] = [];
     for (const t of mine) {
+      if (abandoned) break;
       const delivery = t.carrier === undefined ? undefined : await t.carrier.delivery(cluster.name);
       const record = t.record(identity.clusterId, identity.server, delivery?.revision ?? 0);
       const bootstrap: CarrierBootstrap | undefined =
@@ -251,6 +255,7 @@ async function judgeCluster(
           `kubectl get cluster -n ${cluster.namespace} ${cluster.name}`,
         );
   } finally {
+    abandoned = true;
     (client as KubeClient | undefined)?.close();
   }
 }
@@ -304,8 +309,12 @@ export async function fleetStatus(options: FleetStatusOptions): Promise<FleetSta
     }
     const clusters = [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
     if (clusters.length === 0) {
+      const what = [
+        selector === "" ? "" : `the selector "${selector}"`,
+        carriers.length > 0 ? "the carriers' clusterSelector" : "",
+      ].filter((w) => w !== "");
       throw new Error(
-        `no Cluster in namespace ${namespace} matches${selector === "" ? "" : ` the selector "${selector}"`}${carriers.length > 0 ? " the carriers' clusterSelector" : ""}: nothing was judged`,
+        `no Cluster in namespace ${namespace}${what.length > 0 ? ` matches ${what.join(" and ")}` : ""}: nothing was judged`,
       );
     }
     const timeout = Duration.parse(options.clusterTimeout ?? "30s", "clusterTimeout");
