@@ -260,6 +260,59 @@ async function judgeCluster(
   }
 }
 
+/** The add-ons to judge and the Clusters to judge them on, read from the management cluster. */
+async function discover(
+  management: KubeClient,
+  options: FleetStatusOptions,
+  namespace: string,
+): Promise<{ targets: Target[]; clusters: FleetCluster[] }> {
+  const carriers = [
+    ...(await Promise.all(
+      (options.helmChartProxies ?? []).map((n) => helmChartProxyAddon(management, namespace, n)),
+    )),
+    ...(await Promise.all(
+      (options.clusterResourceSets ?? []).map((n) => clusterResourceSetAddon(management, namespace, n)),
+    )),
+  ];
+  const given = options.records ?? [];
+  if (carriers.length === 0 && given.length === 0) {
+    throw new Error(
+      "nothing to judge: give a HelmChartProxy, a ClusterResourceSet, a release (NS/NAME) or handoff records",
+    );
+  }
+  const selector = options.selector ?? "";
+  const byName = new Map<string, FleetCluster>();
+  const targets: Target[] = [];
+  const found = async (extra: string): Promise<Set<string>> => {
+    const query = [selector, extra].filter((s) => s !== "").join(",");
+    const clusters = await listClusters(management, namespace, query);
+    for (const c of clusters) byName.set(`${c.namespace}/${c.name}`, c);
+    return new Set(clusters.map((c) => `${c.namespace}/${c.name}`));
+  };
+  for (const c of carriers) {
+    const clusters = await found(selectorQuery(c.selector));
+    targets.push({ addon: `${c.namespace}/${c.releaseName}`, carrier: c, record: recordFor(c), clusters });
+  }
+  if (given.length > 0) {
+    const clusters = await found("");
+    for (const g of given) {
+      const addon = typeof g === "string" ? g : `${g.release.namespace}/${g.release.name}`;
+      targets.push({ addon, carrier: undefined, record: givenRecord(g), clusters });
+    }
+  }
+  const clusters = [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+  if (clusters.length === 0) {
+    const what = [
+      selector === "" ? "" : `the selector "${selector}"`,
+      carriers.length > 0 ? "the carriers' clusterSelector" : "",
+    ].filter((w) => w !== "");
+    throw new Error(
+      `no Cluster in namespace ${namespace}${what.length > 0 ? ` matches ${what.join(" and ")}` : ""}: nothing was judged`,
+    );
+  }
+  return { targets, clusters };
+}
+
 /**
  * Judges each add-on on each workload cluster of a Cluster API management cluster (see the module
  * comment). The verdicts are safe to print: every kubeconfig read is redacted from them.
@@ -273,50 +326,13 @@ export async function fleetStatus(options: FleetStatusOptions): Promise<FleetSta
     options.context ? { context: options.context } : {},
   );
   try {
-    const carriers = [
-      ...(await Promise.all(
-        (options.helmChartProxies ?? []).map((n) => helmChartProxyAddon(management, namespace, n)),
-      )),
-      ...(await Promise.all(
-        (options.clusterResourceSets ?? []).map((n) => clusterResourceSetAddon(management, namespace, n)),
-      )),
-    ];
-    const given = options.records ?? [];
-    if (carriers.length === 0 && given.length === 0) {
-      throw new Error(
-        "nothing to judge: give a HelmChartProxy, a ClusterResourceSet, a release (NS/NAME) or handoff records",
-      );
-    }
-    const selector = options.selector ?? "";
-    const byName = new Map<string, FleetCluster>();
-    const targets: Target[] = [];
-    const found = async (extra: string): Promise<Set<string>> => {
-      const query = [selector, extra].filter((s) => s !== "").join(",");
-      const clusters = await listClusters(management, namespace, query);
-      for (const c of clusters) byName.set(`${c.namespace}/${c.name}`, c);
-      return new Set(clusters.map((c) => `${c.namespace}/${c.name}`));
-    };
-    for (const c of carriers) {
-      const clusters = await found(selectorQuery(c.selector));
-      targets.push({ addon: `${c.namespace}/${c.releaseName}`, carrier: c, record: recordFor(c), clusters });
-    }
-    if (given.length > 0) {
-      const clusters = await found("");
-      for (const g of given) {
-        const addon = typeof g === "string" ? g : `${g.release.namespace}/${g.release.name}`;
-        targets.push({ addon, carrier: undefined, record: givenRecord(g), clusters });
-      }
-    }
-    const clusters = [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
-    if (clusters.length === 0) {
-      const what = [
-        selector === "" ? "" : `the selector "${selector}"`,
-        carriers.length > 0 ? "the carriers' clusterSelector" : "",
-      ].filter((w) => w !== "");
-      throw new Error(
-        `no Cluster in namespace ${namespace}${what.length > 0 ? ` matches ${what.join(" and ")}` : ""}: nothing was judged`,
-      );
-    }
+    const { targets, clusters } = await discover(management, options, namespace).catch((error: unknown) => {
+      // A refused or silent management API server is named, not left as a bare socket error.
+      const network = error instanceof Error && ("code" in error || /^no answer from /.test(error.message));
+      throw network
+        ? new Error(`the management cluster ${management.server} cannot be read: ${why(error)}`)
+        : error;
+    });
     const timeout = Duration.parse(options.clusterTimeout ?? "30s", "clusterTimeout");
     const results = new Map<string, FleetVerdict[]>();
     let judged = 0;

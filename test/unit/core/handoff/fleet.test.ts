@@ -3,16 +3,21 @@
  * bootstrapped (core/handoff/judge.ts with a `CarrierBootstrap`), the `unreachable` verdict, a
  * carrier's `clusterSelector` as a list's `labelSelector` and the release a ClusterResourceSet's data
  * carries (core/handoff/fleet-targets.ts), and the human output with its summary line
- * (core/handoff/fleet-cli.ts). The same against the real Cluster API controllers, Flux and Argo CD
+ * (core/handoff/fleet-cli.ts), and the fleet mode's command-line errors (the built CLI, against a
+ * port nothing listens on). The same against the real Cluster API controllers, Flux and Argo CD
  * is test/e2e/capi/fleet-status.test.ts.
  */
 import assert from "node:assert/strict";
-import { describe, test } from "node:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
 import { describeFleet, summaryLine } from "../../../../core/handoff/fleet-cli.js";
 import { carriedRelease, selectorQuery } from "../../../../core/handoff/fleet-targets.js";
 import { type CarrierBootstrap, judgeHandoff, unreachable } from "../../../../core/handoff/judge.js";
 import type { Observation } from "../../../../core/handoff/observe.js";
 import { makeHandoffRecord } from "../../../../core/handoff/record.js";
+import { runHandoffCli } from "../../../support/gitops.js";
 
 const record = (revision: number) =>
   makeHandoffRecord({
@@ -204,5 +209,74 @@ describe("the fleet status as a person reads it", () => {
       problems: 2,
     });
     assert.equal(line, "kube-system/cni handed off on 41/50 clusters, 7 not yet, 2 problems");
+  });
+});
+
+describe("the fleet mode on the command line", () => {
+  const dir = mkdtempSync(join(tmpdir(), "hh-fleet-unit-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const token = "fleet-unit-secret-token-0123456789";
+  const refused = join(dir, "refused.kubeconfig");
+  // Port 1 on loopback: nothing listens there, so the connection is refused at once.
+  writeFileSync(
+    refused,
+    `apiVersion: v1\nkind: Config\ncurrent-context: m\nclusters:\n- name: m\n  cluster:\n    server: https://127.0.0.1:1\n    insecure-skip-tls-verify: true\ncontexts:\n- name: m\n  context: {cluster: m, user: m}\nusers:\n- name: m\n  user:\n    token: ${token}\n`,
+    { mode: 0o600 },
+  );
+  const firstLine = (text: string) => text.split("\n")[0];
+
+  test("a fleet flag without --management-cluster is a usage error, exit 2", async () => {
+    const run = await runHandoffCli(["status", "--helm-chart-proxy", "cni"], "");
+    assert.deepEqual(
+      [run.code, firstLine(run.stderr)],
+      [2, "helm-handoff: --helm-chart-proxy needs --management-cluster KUBECONFIG"],
+    );
+  });
+
+  test("a --concurrency that is not a whole number of at least 1 is a usage error, exit 2", async () => {
+    const run = await runHandoffCli(
+      ["status", "--management-cluster", refused, "--helm-chart-proxy", "cni", "--concurrency", "0"],
+      "",
+    );
+    assert.deepEqual(
+      [run.code, firstLine(run.stderr)],
+      [2, 'helm-handoff: --concurrency must be a whole number of at least 1, not "0"'],
+    );
+  });
+
+  test("the fleet mode with no add-on to judge is a usage error naming the ways to give one", async () => {
+    const run = await runHandoffCli(["status", "--management-cluster", refused], "");
+    assert.deepEqual(
+      [run.code, firstLine(run.stderr)],
+      [
+        2,
+        "helm-handoff: the fleet mode needs the add-ons: --helm-chart-proxy NAME, --cluster-resource-set NAME, --release NS/NAME or a FILE of handoff records",
+      ],
+    );
+  });
+
+  test("a management kubeconfig that cannot be read says so and how to give another, exit 1", async () => {
+    const missing = join(dir, "missing.kubeconfig");
+    const run = await runHandoffCli(["status", "--management-cluster", missing, "--release", "a/b"], "");
+    assert.deepEqual(
+      [run.code, run.stderr],
+      [
+        1,
+        `helm-handoff: the kubeconfig ${missing} cannot be read (ENOENT): pass --management-cluster KUBECONFIG\n`,
+      ],
+    );
+  });
+
+  test("a management cluster that refuses the connection is named, exit 1, and its token is not printed", async () => {
+    const run = await runHandoffCli(["status", "--management-cluster", refused, "--release", "a/b"], "");
+    assert.deepEqual(
+      [run.code, run.stdout, run.stderr],
+      [
+        1,
+        "",
+        "helm-handoff: the management cluster https://127.0.0.1:1 cannot be read: connect ECONNREFUSED 127.0.0.1:1\n",
+      ],
+    );
+    assert.ok(!run.stderr.includes(token));
   });
 });
