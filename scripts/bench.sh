@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm run bench -- NAME`: compiles, then runs dist/bench/NAME.js on the toolchain's Node.
-# NAME: pulumi-addon | pulumi-cli | peer-cli | peer-scale | cdk8s-synth | fleet (files in bench/); further
+# NAME: pulumi-addon | pulumi-cli | peer-cli | peer-scale | cdk8s-synth | fleet | fleet-status (files in bench/); further
 # arguments go to the bench. Builds or waits only for the tools that bench uses. Prints ratios; asserts nothing.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -11,6 +11,7 @@ if [[ -z "${HELM_HANDOFF_TOOLCHAIN_BIN:-}" ]]; then
   case "$name" in
     cdk8s-synth) groups=(--helm) ;;
     fleet) groups=(--helm --cluster --pulumi) ;;
+    fleet-status) groups=(--helm --cluster) ;;
     pulumi-addon | pulumi-cli) groups=(--helm --workloads --pulumi) ;;
     peer-scale) groups=(--helm --workloads --pulumi --pulumi-kubernetes) ;;
     peer-cli) groups=(--helm --workloads --pulumi --pulumi-kubernetes --languages) ;;
