@@ -29,7 +29,7 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 
 /** The summary line of one add-on: `ADDON handed off on N/M clusters, X not yet, Y problems`. */
 export function summaryLine(a: FleetStatus["addons"][number]): string {
-  return `${a.addon} handed off on ${a.handedOff}/${plural(a.clusters, "cluster", "clusters")}, ${a.notYet} not yet, ${plural(a.problems, "problem", "problems")}`;
+  return `${a.addon} handed off on ${a.handedOff}/${a.clusters} clusters, ${a.notYet} not yet, ${plural(a.problems, "problem", "problems")}`;
 }
 
 /** The human output: per add-on a heading, one line per cluster, and its summary line. */

@@ -371,7 +371,8 @@ describe("helm-handoff status over a Cluster API fleet", {
       apiVersion: "cluster.x-k8s.io/v1beta2",
       kind: "Cluster",
       metadata: { name, namespace: NS, labels: { faults: "on" }, finalizers },
-      spec: {},
+      // Paused: Cluster API leaves these stand-ins alone (and the CRD wants a spec with a field).
+      spec: { paused: true },
     });
     const secret = (name: string, value: string) => ({
       apiVersion: "v1",
