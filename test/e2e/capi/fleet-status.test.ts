@@ -66,13 +66,15 @@ describe("helm-handoff status over a Cluster API fleet", {
   };
   const fleet = (...args: string[]) =>
     runHandoffCli(["status", "--management-cluster", mgmt().kubeconfigPath, ...args], "");
+  // A restarted API server answers 429 while its storage reinitializes: keep asking until it settles.
+  const verdict = (c: CapiWorkloadCluster, record: HandoffRecord) =>
+    verifyHandoff(record, { kubeconfig: c.kubeconfig }).catch((e: unknown) => String(e));
   const handedOff = (c: CapiWorkloadCluster, record: HandoffRecord) =>
     waitFor(
       `the release to be handed off on ${c.name}`,
-      async () =>
-        (await verifyHandoff(record, { kubeconfig: c.kubeconfig })).state === "handed-off" ? true : undefined,
+      async () => ((await verdict(c, record)) as { state?: string }).state === "handed-off" || undefined,
       300_000,
-      async () => JSON.stringify(await verifyHandoff(record, { kubeconfig: c.kubeconfig })),
+      async () => JSON.stringify(await verdict(c, record)),
     );
   const fluxTakeover = async (
     c: CapiWorkloadCluster,
