@@ -184,6 +184,9 @@ const SURFACE: Readonly<Record<string, readonly string[]>> = {
   "./gitops": [
     "ArgoCdHandoffOptions",
     "ErrorCode",
+    "FleetStatus",
+    "FleetStatusOptions",
+    "FleetVerdict",
     "FluxHandoffOptions",
     "FluxValuesReference",
     "HELM_CHART_LAYER_MEDIA_TYPE",
@@ -202,6 +205,7 @@ const SURFACE: Readonly<Record<string, readonly string[]>> = {
     "VerifyHandoffOptions",
     "WrongClusterError",
     "argoCdApplicationObject",
+    "fleetStatus",
     "fluxHandoffObjects",
     "fluxHelmReleaseObject",
     "fluxSourceObject",
