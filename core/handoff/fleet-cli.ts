@@ -47,10 +47,17 @@ export function describeFleet(status: FleetStatus): string {
   return `${blocks.join("\n\n")}\n`;
 }
 
+/** Where the fleet mode writes: the process's streams unless told. */
+export interface FleetOutput {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
+}
+
 /** Runs the fleet mode; resolves with the exit code. */
-export async function runFleet(args: FleetArgs): Promise<number> {
+export async function runFleet(args: FleetArgs, output: FleetOutput = process): Promise<number> {
   const { concurrency, clusterTimeout } = args;
-  const tty = process.stderr.isTTY === true;
+  const { stdout, stderr } = output;
+  const tty = stderr.isTTY === true;
   const options: FleetStatusOptions = {
     managementKubeconfig: args.managementKubeconfig,
     ...(args.context !== undefined ? { context: args.context } : {}),
@@ -63,8 +70,7 @@ export async function runFleet(args: FleetArgs): Promise<number> {
     ...(clusterTimeout !== undefined ? { clusterTimeout } : {}),
     ...(tty
       ? {
-          onProgress: (n: number, total: number) =>
-            process.stderr.write(`\r\u001b[2Kjudged ${n}/${total} clusters`),
+          onProgress: (n: number, total: number) => stderr.write(`\r\u001b[2Kjudged ${n}/${total} clusters`),
         }
       : {}),
   };
@@ -72,8 +78,8 @@ export async function runFleet(args: FleetArgs): Promise<number> {
   try {
     status = await fleetStatus(options);
   } finally {
-    if (tty) process.stderr.write("\r\u001b[2K");
+    if (tty) stderr.write("\r\u001b[2K");
   }
-  process.stdout.write(args.json ? `${JSON.stringify(status, null, 2)}\n` : describeFleet(status));
+  stdout.write(args.json ? `${JSON.stringify(status, null, 2)}\n` : describeFleet(status));
   return status.exitCode;
 }

@@ -8,7 +8,8 @@
  * the third back and Flux on the second it says handed off on all three and exits 0, the same with
  * a ServiceAccount token holding only the verbs docs/security.md lists. A ClusterResourceSet's add-on
  * is judged before and after Flux installs over it; Clusters being deleted, without or with a broken
- * kubeconfig Secret, or whose API server never answers are problems naming why, within the deadline.
+ * kubeconfig Secret, or whose API server never answers are problems naming why, within the deadline;
+ * on a terminal a progress line on stderr counts the clusters judged.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -19,6 +20,7 @@ import { after, before, describe, test } from "node:test";
 import { parse as parseYaml, stringify } from "yaml";
 import { ClusterAddon, FluxHandoff } from "../../../constructs/index.js";
 import { clusterIdentityFromKubeconfig } from "../../../core/cluster/identity.js";
+import { runFleet } from "../../../core/handoff/fleet-cli.js";
 import {
   argoCdApplicationObject,
   type FleetStatus,
@@ -59,11 +61,12 @@ describe("helm-handoff status over a Cluster API fleet", {
   const workloads: CapiWorkloadCluster[] = [];
   const records = new Map<string, HandoffRecord>();
   const mgmt = (): LocalCluster => suite.cluster;
-  const at = (i: number): CapiWorkloadCluster => {
-    const c = workloads[i];
-    assert.ok(c, `workload cluster ${i + 1}`);
-    return c;
+  const defined = <T>(value: T | undefined, what: string): T => {
+    assert.ok(value, what);
+    return value;
   };
+  const at = (i: number) => defined(workloads[i], `workload cluster ${i + 1}`);
+  const record = (c: CapiWorkloadCluster) => defined(records.get(c.name), `a record for ${c.name}`);
   const fleet = (...args: string[]) =>
     runHandoffCli(["status", "--management-cluster", mgmt().kubeconfigPath, ...args], "");
   // A restarted API server answers 429 while its storage reinitializes: keep asking until it settles.
@@ -136,12 +139,6 @@ describe("helm-handoff status over a Cluster API fleet", {
     if (dir) rmSync(dir, { recursive: true, force: true });
     cache?.restore();
   });
-  const record = (c: CapiWorkloadCluster): HandoffRecord => {
-    const r = records.get(c.name);
-    assert.ok(r, `a record for ${c.name}`);
-    return r;
-  };
-
   test("one HelmChartProxy on three clusters, Flux on the first, nothing on the second, the third's API server stopped: handed off, not yet, problem, exit 1", async () => {
     for (const c of workloads) {
       await waitFor(`CAAPH's install on ${c.name}`, async () =>
@@ -234,6 +231,22 @@ describe("helm-handoff status over a Cluster API fleet", {
       },
     ]);
     assert.equal(parsed.exitCode, 0);
+  });
+
+  test("on a terminal, stderr counts the clusters judged as the run advances and clears the line before the verdicts", async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const none = { context: undefined, namespace: undefined, selector: undefined, clusterTimeout: undefined };
+    const args = { ...none, managementKubeconfig: mgmt().kubeconfig, concurrency: 1, json: false };
+    const carriers = { helmChartProxies: ["note"], clusterResourceSets: [], records: [] };
+    const stdout = { write: (text: string) => out.push(text) };
+    const code = await runFleet(
+      { ...args, ...carriers },
+      { stdout, stderr: { isTTY: true, write: (t) => err.push(t) } },
+    );
+    const clear = "\r\u001b[2K";
+    assert.deepEqual([code, err], [0, [...[1, 2, 3].map((n) => `${clear}judged ${n}/3 clusters`), clear]]);
+    assert.match(out.join(""), /^addons\/note handed off on 3\/3 clusters, 0 not yet, 0 problems$/m);
   });
 
   test("a ServiceAccount holding only the verbs docs/security.md lists gets the same verdicts, and without reading the kubeconfig Secrets a problem naming the refused read", async () => {
