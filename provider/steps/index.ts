@@ -15,7 +15,16 @@
  * @module
  */
 
+import type * as pulumi from "@pulumi/pulumi";
 import { keepCompileCache } from "../process/edge.js";
+import { noteFailedStep, noting } from "../process/failed-steps.js";
+import type { ReleaseInputs, ReleaseOutputs } from "../state/shape.js";
+import { check as checkStep } from "./check.js";
+import { create as createStep } from "./create.js";
+import { remove as removeStep } from "./delete.js";
+import { diff as diffStep } from "./diff.js";
+import { read as readStep } from "./read.js";
+import { update as updateStep } from "./update.js";
 
 // Only provider processes load this module (Pulumi's dynamic provider host, the package's plugin):
 // keep what they compile (the stored provider source turned the cache on before loading us).
@@ -41,9 +50,46 @@ export type {
   StoredChartSource,
   StoredSpec,
 } from "../state/shape.js";
-export { check } from "./check.js";
-export { create } from "./create.js";
-export { remove } from "./delete.js";
-export { diff } from "./diff.js";
-export { read } from "./read.js";
-export { update } from "./update.js";
+
+// Each step that fails leaves the note the program's lost-registration guard reads
+// (`../process/failed-steps.ts`), so the user reads the step's error alone.
+
+/** Validates `news`; `olds` is empty for a resource about to be created. */
+export async function check(olds: ReleaseInputs, news: ReleaseInputs): Promise<pulumi.dynamic.CheckResult> {
+  const result = await noting(() => checkStep(olds, news));
+  if ((result.failures?.length ?? 0) > 0) noteFailedStep();
+  return result;
+}
+
+/** Installs or adopts the release of `inputs`. */
+export function create(inputs: ReleaseInputs): Promise<pulumi.dynamic.CreateResult> {
+  return noting(() => createStep(inputs));
+}
+
+/** Decides what a change from `olds` to `news` means. */
+export function diff(
+  id: string,
+  olds: ReleaseOutputs,
+  news: ReleaseInputs,
+): Promise<pulumi.dynamic.DiffResult> {
+  return noting(() => diffStep(id, olds, news));
+}
+
+/** Refreshes the stored outputs `props` of release `id`. */
+export function read(id: string, props?: ReleaseOutputs): Promise<pulumi.dynamic.ReadResult> {
+  return noting(() => readStep(id, props));
+}
+
+/** Moves the release from the stored outputs `olds` to the inputs `news`. */
+export function update(
+  id: string,
+  olds: ReleaseOutputs,
+  news: ReleaseInputs,
+): Promise<pulumi.dynamic.UpdateResult> {
+  return noting(() => updateStep(id, olds, news));
+}
+
+/** Deletes release `id`, whose stored outputs are `props`. */
+export function remove(id: string, props: ReleaseOutputs): Promise<void> {
+  return noting(() => removeStep(id, props));
+}
