@@ -1,10 +1,11 @@
 /**
- * `npm run chaos -- [--seed S] [--runs N] [--addons K] [--lanes L]`: runs the seeded fault campaign
+ * `npm run chaos -- [--seed S] [--runs N] [--addons K] [--lanes L] [--load KIND]`: runs the seeded fault campaign
  * (see `campaign.ts`) and prints its figures; exits 1 when any run broke an invariant, naming the
  * seeds. With `--lanes L` the runs are split across L child processes, each with its own local
  * cluster and sandbox (run i goes to lane i % L, so every seed runs as it would alone), and the
  * figures are those of all runs. Defaults: a seed from the clock (printed first, to replay), 20
- * runs, 3 add-ons per run, 1 lane.
+ * runs, 3 add-ons per run, 1 lane, no load. `--load cpu|io|cluster` puts that load beside every
+ * run, `--load drawn` draws one per run from its seed (`load.ts`).
  *
  * Test-only code.
  *
@@ -17,6 +18,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { campaignFigures, runCampaign } from "./campaign.js";
+import { LOAD_KINDS, type LoadChoice } from "./load.js";
 import type { RunReport } from "./run.js";
 
 const { values } = parseArgs({
@@ -27,6 +29,7 @@ const { values } = parseArgs({
     lanes: { type: "string", default: "1" },
     lane: { type: "string" },
     report: { type: "string" },
+    load: { type: "string", default: "none" },
   },
 });
 const number = (name: string, text: string | undefined, min: number): number => {
@@ -41,6 +44,13 @@ const seed = values.seed === undefined ? Date.now() % 1_000_000 : number("seed",
 const runs = number("runs", values.runs, 1);
 const addons = number("addons", values.addons, 1);
 const lanes = number("lanes", values.lanes, 1);
+const load = values.load as LoadChoice;
+if (![...LOAD_KINDS, "drawn"].includes(load)) {
+  console.error(
+    `--load must be one of ${[...LOAD_KINDS, "drawn"].join(", ")}, got ${JSON.stringify(values.load)}`,
+  );
+  process.exit(2);
+}
 const stamp = (): string => new Date().toISOString().slice(11, 19);
 
 if (values.lane !== undefined) {
@@ -54,13 +64,16 @@ if (values.lane !== undefined) {
     runs,
     addons,
     lane: { index, count: lanes },
+    load,
     log: (line) => console.log(`${stamp()} [${index}] ${line}`),
   });
   await writeFile(values.report ?? "/dev/null", JSON.stringify(result.reports));
   process.exit(0);
 }
 
-console.log(`${stamp()} chaos: seed ${seed}, ${runs} runs, ${addons} add-ons per run, ${lanes} lane(s)`);
+console.log(
+  `${stamp()} chaos: seed ${seed}, ${runs} runs, ${addons} add-ons per run, ${lanes} lane(s), load ${load}`,
+);
 const started = Date.now();
 const dir = await mkdtemp(join(tmpdir(), "hh-chaos-"));
 try {
@@ -68,7 +81,7 @@ try {
     const report = join(dir, `lane-${index}.json`);
     const args = [
       process.argv[1] ?? "",
-      ...["--seed", `${seed}`, "--runs", `${runs}`, "--addons", `${addons}`],
+      ...["--seed", `${seed}`, "--runs", `${runs}`, "--addons", `${addons}`, "--load", load],
     ];
     const child = spawn(
       process.execPath,

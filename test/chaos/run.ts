@@ -20,6 +20,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { automationDriver, cliDriver, type Driver } from "./drivers.js";
 import { drawFault, type FaultPlan, type Injection, inject } from "./faults.js";
 import { checkInvariants } from "./invariants.js";
+import { type LoadChoice, type LoadKind, loadOf, startLoad } from "./load.js";
 import {
   type AddonModel,
   afterDestroy,
@@ -57,6 +58,8 @@ export interface OpReport {
 export interface RunReport {
   readonly seed: number;
   readonly driver: string;
+  /** The load beside the run (`load.ts`). */
+  readonly load: LoadKind;
   readonly ops: readonly OpReport[];
   readonly converged: boolean;
   /** Every error a user saw, sorted (see `user-errors.ts`). */
@@ -78,6 +81,8 @@ export interface RunOptions {
   readonly seed: number;
   readonly addons: number;
   readonly log: (line: string) => void;
+  /** The load beside the run. @default "none" */
+  readonly load?: LoadChoice;
 }
 
 function drawOps(rng: Rng): OpKind[] {
@@ -98,8 +103,9 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
   const ops = drawOps(rng);
   const takeoverBefore = ops.length > 1 ? rng.int(1, ops.length - 1) : -1;
   const foreignTarget = rng.pick(addons);
+  const loadKind = loadOf(options.load ?? "none", seed);
   log(
-    `run ${seed}: ${driverKind}, add-ons ${addons.map((a) => `${a.name}(${a.strategy},${a.source})`).join(" ")}, ops ${ops.join(" ")}`,
+    `run ${seed}: ${driverKind}, load ${loadKind}, add-ons ${addons.map((a) => `${a.name}(${a.strategy},${a.source})`).join(" ")}, ops ${ops.join(" ")}`,
   );
   const driver: Driver =
     driverKind === "cli"
@@ -111,6 +117,8 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
   let staleHistory = 0;
   const violations: string[] = [];
   const reports: OpReport[] = [];
+  const load = await startLoad(loadKind, world);
+  log(`  load: ${load.note}`);
   const program = (): Promise<void> =>
     driver.setAddons(addons.filter((a) => a.inStack).map((a) => declOf(world, a, seed)));
   try {
@@ -145,6 +153,7 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
     );
     return report(0);
   } finally {
+    await load.stop().catch(() => undefined);
     await driver.dispose().catch(() => undefined);
   }
 
@@ -158,6 +167,7 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
     return {
       seed,
       driver: driverKind,
+      load: loadKind,
       ops: reports,
       converged: reports.length === ops.length && reports.every((r) => r.converged),
       errors,
