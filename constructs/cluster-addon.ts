@@ -22,10 +22,10 @@ import { helmChartProxyObject } from "./helm-chart-proxy.js";
 import { CLUSTER_SCOPED_KINDS, HOOKS_POLICIES, prepareObjects } from "./manifest.js";
 import { renderChart } from "./render.js";
 
-/** What a {@link ClusterAddon} synthesizes to. */
-export type ClusterAddonOutput = "Manifests" | "ClusterResourceSet" | "HelmChartProxy";
+/** What a {@link ClusterAddon} synthesizes to (a literal union on the props, not a public name). */
+export type ClusterAddonOutput = NonNullable<ClusterAddonProps["output"]>;
 
-/** The outputs, see {@link ClusterAddonOutput}. */
+/** The outputs, see {@link ClusterAddonProps.output}. */
 export const CLUSTER_ADDON_OUTPUTS: readonly ClusterAddonOutput[] = [
   "Manifests",
   "ClusterResourceSet",
@@ -49,7 +49,7 @@ export interface ClusterAddonProps extends Pick<AddonSpec, "chart" | "namespace"
   /** Lifecycle strategy: ClusterResourceSet `strategy`, HelmChartProxy `reconcileStrategy`. @default "ApplyOnce" */
   readonly strategy?: Strategy;
   /** What to synthesize. @default "Manifests" */
-  readonly output?: ClusterAddonOutput;
+  readonly output?: "Manifests" | "ClusterResourceSet" | "HelmChartProxy";
   /** Selects the Clusters (required for the ClusterResourceSet and HelmChartProxy outputs). @default none */
   readonly clusterSelector?: LabelSelector;
   /** Kubernetes version for `.Capabilities.KubeVersion`, e.g. "1.36.0". @default helm's built-in default */
@@ -122,7 +122,7 @@ export class ClusterAddon extends Construct {
   /** The release namespace. */
   public readonly namespace: string;
   /** The output synthesized. */
-  public readonly output: ClusterAddonOutput;
+  public readonly output: "Manifests" | "ClusterResourceSet" | "HelmChartProxy";
   /** The prepared objects in apply order (empty for HelmChartProxy, which renders nothing). */
   public readonly objects: readonly KubeObject[];
   /** The ApiObjects added to the tree (objects, carriers or the HelmChartProxy). */

@@ -38,7 +38,6 @@ export type {
 } from "../core/index.js";
 export {
   ClusterAddon,
-  type ClusterAddonOutput,
   type ClusterAddonProps,
   type ClusterAddonRecordInput,
 } from "./cluster-addon.js";

@@ -36,7 +36,7 @@ const BUDGET = {
   "./pulumi": 20,
   "./pulumi/dynamic": 21,
   "./gitops": 26,
-  "./cdk8s": 25,
+  "./cdk8s": 24,
   "./local-cluster": 12,
 };
 

@@ -215,7 +215,6 @@ const SURFACE: Readonly<Record<string, readonly string[]>> = {
     "ArgoCdHandoffProps",
     "ChartSource",
     "ClusterAddon",
-    "ClusterAddonOutput",
     "ClusterAddonProps",
     "ClusterAddonRecordInput",
     "Duration",
