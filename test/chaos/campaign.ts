@@ -30,6 +30,8 @@ export interface CampaignOptions {
    * processes, each with its own world). @default every run
    */
   readonly lane?: { readonly index: number; readonly count: number };
+  /** Local clusters in the world; a run's add-ons are spread over them in one program. @default 1 */
+  readonly clusters?: number;
   /** The load beside each run (`load.ts`): one for all, or drawn per run. @default "none" */
   readonly load?: LoadChoice;
 }
@@ -46,7 +48,7 @@ export interface CampaignResult {
 /** Runs the campaign; never throws for what a run finds (only when the world cannot start). */
 export async function runCampaign(options: CampaignOptions): Promise<CampaignResult> {
   const { log } = options;
-  const world = await startWorld(log);
+  const world = await startWorld(log, options.clusters ?? 1);
   const reports: RunReport[] = [];
   const started = Date.now();
   try {

@@ -98,14 +98,15 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
   const { world, seed, log } = options;
   const started = Date.now();
   const rng = seededRng(seed);
-  const addons = drawAddons(rng, options.addons, `c${seed.toString(36)}`);
+  const clusters = world.targets.length;
+  const addons = drawAddons(rng, options.addons, `c${seed.toString(36)}`, clusters);
   const driverKind = rng.pick(["cli", "automation/dynamic", "automation/package"] as const);
   const ops = drawOps(rng);
   const takeoverBefore = ops.length > 1 ? rng.int(1, ops.length - 1) : -1;
   const foreignTarget = rng.pick(addons);
   const loadKind = loadOf(options.load ?? "none", seed);
   log(
-    `run ${seed}: ${driverKind}, load ${loadKind}, add-ons ${addons.map((a) => `${a.name}(${a.strategy},${a.source})`).join(" ")}, ops ${ops.join(" ")}`,
+    `run ${seed}: ${driverKind}, load ${loadKind}, add-ons ${addons.map((a) => `${a.name}(${a.strategy},${a.source}${clusters > 1 ? `,cluster ${a.cluster}` : ""})`).join(" ")}, ops ${ops.join(" ")}`,
   );
   const driver: Driver =
     driverKind === "cli"
@@ -122,7 +123,7 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
   const program = (): Promise<void> =>
     driver.setAddons(addons.filter((a) => a.inStack).map((a) => declOf(world, a, seed)));
   try {
-    const planted = await plantForeignRelease(world, foreignTarget.name, {
+    const planted = await plantForeignRelease(world, foreignTarget, {
       count: 1,
       kibPerObject: 1,
       owner: "someone-else",
@@ -209,7 +210,7 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
       }
     }
     await program();
-    const plan = drawFault(rng);
+    const plan = drawFault(rng, clusters);
     const opStart = Date.now();
     let opOutput = "";
     let injection: Injection | undefined;
@@ -325,7 +326,7 @@ async function takeOver(
   );
   if (eligible.length === 0) return;
   const a = rng.pick(eligible);
-  const written = await upgradeAsOtherOwner(world, a.name);
+  const written = await upgradeAsOtherOwner(world, a);
   a.takenOver = written.pinned;
   a.expected = written.values;
   log(`  another owner upgraded ${a.name} to revision ${written.pinned.revision}`);
