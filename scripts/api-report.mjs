@@ -34,7 +34,7 @@ if (emitted.status !== 0) process.exit(emitted.status ?? 1);
 const BUDGET = {
   ".": 40,
   "./pulumi": 20,
-  "./pulumi/dynamic": 21,
+  "./pulumi/dynamic": 7,
   "./gitops": 26,
   "./cdk8s": 24,
   "./local-cluster": 12,
