@@ -294,7 +294,8 @@ function saveTranscript(
   printed: string,
   log: (l: string) => void,
 ): void {
-  const dir = join(tmpdir(), "helm-handoff-chaos");
+  // `scripts/test.sh` names the caller's own temp dir here: its run's temp dir is removed at the end.
+  const dir = process.env.HELM_HANDOFF_CHAOS_DIR ?? join(tmpdir(), "helm-handoff-chaos");
   const file = join(dir, `seed-${seed}.log`);
   try {
     mkdirSync(dir, { recursive: true });
