@@ -18,6 +18,7 @@ import {
 import { effectiveValues } from "../core/spec/values.js";
 import type { KubeObject } from "../core/util/kube-object.js";
 import { clusterResourceSetObjects, isEmptySelector, type LabelSelector } from "./cluster-resource-set.js";
+import { type ClusterValueUse, collectClusterValues, refuseClusterValues } from "./cluster-value.js";
 import { helmChartProxyObject } from "./helm-chart-proxy.js";
 import { CLUSTER_SCOPED_KINDS, HOOKS_POLICIES, prepareObjects } from "./manifest.js";
 import { renderChart } from "./render.js";
@@ -42,7 +43,11 @@ export interface ClusterAddonProps extends Pick<AddonSpec, "chart" | "namespace"
   readonly releaseName?: string;
   /** Add a Namespace object for the release namespace (kept on takeover). @default false */
   readonly createNamespace?: boolean;
-  /** Chart values. @default {} */
+  /**
+   * Chart values. With output "HelmChartProxy" a value may be a `ClusterValue` (or a string
+   * holding one), which CAAPH fills in for each Cluster.
+   * @default {}
+   */
   readonly values?: Record<string, unknown>;
   /** Helm options (`skipCrds` and `disableHooks` affect rendering; the rest is used by HelmChartProxy). @default see InstallOptions */
   readonly install?: InstallOptions;
@@ -134,6 +139,7 @@ export class ClusterAddon extends Construct {
   /** The warnings raised while building. */
   public readonly warnings: readonly string[];
   private readonly spec: ResolvedSpec;
+  private readonly clusterValues: readonly ClusterValueUse[];
 
   /**
    * @param scope - parent (inside a cdk8s Chart)
@@ -143,12 +149,19 @@ export class ClusterAddon extends Construct {
    */
   public constructor(scope: Construct, id: string, props: ClusterAddonProps) {
     super(scope, id);
-    const spec = validateSpec({ ...props, releaseName: props.releaseName ?? id });
+    const collected = collectClusterValues(props.values ?? {});
+    const spec = validateSpec({
+      ...props,
+      ...(props.values !== undefined ? { values: collected.values } : {}),
+      releaseName: props.releaseName ?? id,
+    });
     this.spec = spec;
     this.releaseName = spec.releaseName;
     this.namespace = spec.namespace;
     const output = validateProps(props);
     this.output = output;
+    refuseClusterValues(collected.uses, output);
+    this.clusterValues = collected.uses;
     const warnings: string[] = [];
     const chartNamespace = Chart.of(this).namespace;
     const carrierNamespace = props.carrierNamespace;
@@ -238,6 +251,13 @@ export class ClusterAddon extends Construct {
    * GitOps handoff objects (`fluxHandoffObjects`, `argoCdApplicationObject`).
    */
   public handoffRecord(input: ClusterAddonRecordInput): HandoffRecord {
+    const use = this.clusterValues[0];
+    if (use !== undefined) {
+      throw new SpecError(
+        use.at,
+        `${use.at} holds ClusterValue ${use.values[0]?.path}, which differs from Cluster to Cluster: a handoff record names the values of one cluster; give the value itself in the add-on whose record you hand off`,
+      );
+    }
     return makeHandoffRecord({
       clusterId: input.clusterId,
       server: input.server,

@@ -9,6 +9,7 @@ import { SpecError } from "../core/errors.js";
 import type { ResolvedSpec } from "../core/spec/index.js";
 import type { KubeObject } from "../core/util/kube-object.js";
 import { isEmptySelector, type LabelSelector } from "./cluster-resource-set.js";
+import { templateWithClusterValues } from "./cluster-value.js";
 
 /** Options of {@link helmChartProxyObject}. */
 export interface HelmChartProxyOptions {
@@ -37,7 +38,8 @@ export function valuesTemplateOf(values: Readonly<Record<string, unknown>>): str
  * A HelmChartProxy for `spec`: chart, repository, version, release name and namespace as given,
  * `reconcileStrategy` InstallOnce (ApplyOnce) or Continuous (Reconcile), helm options from
  * `spec.install` (wait, waitForJobs, timeout, skipCRDs, disableHooks) and
- * `options.install.createNamespace` from `spec.createNamespace`.
+ * `options.install.createNamespace` from `spec.createNamespace`. A value holding a `ClusterValue`
+ * becomes a Go template action CAAPH evaluates for each Cluster; every other `{{` stays literal.
  *
  * @throws SpecError for a local chart (CAAPH installs from repositories only) or an empty selector
  */
@@ -56,7 +58,7 @@ export function helmChartProxyObject(spec: ResolvedSpec, options: HelmChartProxy
     );
   }
   const i = spec.install;
-  const valuesTemplate = valuesTemplateOf(options.values);
+  const valuesTemplate = templateWithClusterValues(options.values, valuesTemplateOf);
   return {
     apiVersion: "addons.cluster.x-k8s.io/v1alpha1",
     kind: "HelmChartProxy",

@@ -43,6 +43,7 @@ export {
   type ClusterAddonRecordInput,
 } from "./cluster-addon.js";
 export type { LabelSelector } from "./cluster-resource-set.js";
+export { ClusterValue } from "./cluster-value.js";
 export {
   ArgoCdHandoff,
   type ArgoCdHandoffProps,
