@@ -164,7 +164,7 @@ function parsePath(path: string): Segment[] {
     if (m === null) {
       throw pathError(
         path,
-        `cannot read it after ${JSON.stringify(path.slice(0, path.length - rest.length))}: write .field, [0] or ["key"], e.g. "Cluster.metadata.labels[\\"region\\"]"`,
+        `cannot read it after ${JSON.stringify(path.slice(0, path.length - rest.length))}: write .field, [0] or ["key"] after the object, e.g. Cluster.metadata.labels["region"]`,
       );
     }
     if (m[1] !== undefined) out.push({ key: m[1] });
@@ -202,7 +202,7 @@ function checkPath(path: string, segments: readonly Segment[]): void {
       if (!("key" in s) || !Object.hasOwn(fields, s.key)) {
         throw pathError(
           path,
-          `${at} has no field ${shown} in the Cluster API v1beta2 schema; its fields are ${Object.keys(fields).join(", ")}`,
+          `${at} has no field ${shown}${root === "Cluster" ? " in the Cluster API v1beta2 schema" : ` (the provider's object: any field below spec and status is taken)`}; its fields are ${Object.keys(fields).join(", ")}`,
         );
       }
       node = fields[s.key] ?? true;
