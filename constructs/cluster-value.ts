@@ -151,7 +151,10 @@ export class ClusterValue {
 type Segment = { readonly key: string } | { readonly index: number };
 
 function pathError(path: string, why: string): SpecError {
-  return new SpecError("ClusterValue.field", `ClusterValue.field(${JSON.stringify(path)}) is invalid: ${why}`);
+  return new SpecError(
+    "ClusterValue.field",
+    `ClusterValue.field(${JSON.stringify(path)}) is invalid: ${why}`,
+  );
 }
 
 function parsePath(path: string): Segment[] {
@@ -188,7 +191,8 @@ function checkPath(path: string, segments: readonly Segment[]): void {
   let at = root;
   for (const s of rest) {
     if (node === "any") return;
-    const shown = "key" in s ? (IDENTIFIER.test(s.key) ? `.${s.key}` : `[${JSON.stringify(s.key)}]`) : `[${s.index}]`;
+    const shown =
+      "key" in s ? (IDENTIFIER.test(s.key) ? `.${s.key}` : `[${JSON.stringify(s.key)}]`) : `[${s.index}]`;
     if (node === "map") {
       if (!("key" in s)) throw pathError(path, `${at} is a map: give a key, e.g. ${at}["key"]`);
       node = true;
@@ -214,7 +218,13 @@ function checkPath(path: string, segments: readonly Segment[]): void {
 function canonicalPath(segments: readonly Segment[]): string {
   return segments
     .map((s, i) =>
-      "index" in s ? `[${s.index}]` : i === 0 ? s.key : IDENTIFIER.test(s.key) ? `.${s.key}` : `[${JSON.stringify(s.key)}]`,
+      "index" in s
+        ? `[${s.index}]`
+        : i === 0
+          ? s.key
+          : IDENTIFIER.test(s.key)
+            ? `.${s.key}`
+            : `[${JSON.stringify(s.key)}]`,
     )
     .join("");
 }
@@ -245,7 +255,10 @@ function tokensIn(text: string, at: string): ClusterValue[] {
   return [...text.matchAll(TOKEN)].map((m) => {
     const value = registry[Number(m[1])];
     if (value === undefined) {
-      throw new SpecError(at, `${at} holds a ClusterValue token of no ClusterValue made in this process: make it with ClusterValue`);
+      throw new SpecError(
+        at,
+        `${at} holds a ClusterValue token of no ClusterValue made in this process: make it with ClusterValue`,
+      );
     }
     return value;
   });
@@ -277,9 +290,17 @@ export function collectClusterValues(
       for (const [k, x] of Object.entries(v)) {
         const keyAt = valuesPath(at, k);
         if (tokensIn(k, keyAt).length > 0) {
-          throw new SpecError(keyAt, `${keyAt} has a ClusterValue in its key: only values are filled in per Cluster; use a fixed key`);
+          throw new SpecError(
+            keyAt,
+            `${keyAt} has a ClusterValue in its key: only values are filled in per Cluster; use a fixed key`,
+          );
         }
-        Object.defineProperty(out, k, { value: walk(x, keyAt), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, k, {
+          value: walk(x, keyAt),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return out;
     }
@@ -323,7 +344,12 @@ export function templateWithClusterValues(
     if (isPlainObject(v)) {
       const out: Record<string, unknown> = {};
       for (const [k, x] of Object.entries(v)) {
-        Object.defineProperty(out, k, { value: swap(x), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, k, {
+          value: swap(x),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return out;
     }

@@ -10,6 +10,7 @@ import type * as coreTypes from "helm-handoff";
 // The ES-module package, loaded with require() (Node >= 22.12): the one implementation.
 import * as core from "helm-handoff/cdk8s";
 import type { ChartSource } from "./chart-source.js";
+import { coreValues } from "./cluster-value.js";
 import { defined } from "./defined.js";
 
 /** What a {@link ClusterAddon} synthesizes to. */
@@ -105,7 +106,11 @@ export interface ClusterAddonProps {
   readonly namespace?: string;
   /** Add a Namespace object for the release namespace (kept on takeover). @default false */
   readonly createNamespace?: boolean;
-  /** Chart values: a JSON-like map. @default none */
+  /**
+   * Chart values: a JSON-like map. With `ClusterAddonOutput.HELM_CHART_PROXY` a value may be a
+   * `ClusterValue` (or a string holding its `toString()`), which CAAPH fills in for each Cluster.
+   * @default none
+   */
   readonly values?: { [key: string]: any };
   /** Paths of YAML values files, applied before `values`. @default none */
   readonly valueFiles?: string[];
@@ -283,7 +288,7 @@ function coreAddonProps(id: string, p: ClusterAddonProps): core.ClusterAddonProp
     releaseName: p.releaseName ?? id,
     namespace: p.namespace,
     createNamespace: p.createNamespace,
-    values: p.values,
+    values: coreValues(p.values),
     valueFiles: p.valueFiles,
     install:
       install === undefined

@@ -146,3 +146,17 @@ export async function setClusterLabels(
   const res = await cluster.request("PUT", path, { ...live, metadata: { ...live.metadata, labels } });
   assert.ok(res.ok, `PUT ${path}: HTTP ${res.status} ${res.text}`);
 }
+
+/** Replaces the `spec.clusterNetwork` of a `Cluster` (no webhook guards it in a local management cluster). */
+export async function setClusterNetwork(
+  cluster: LocalCluster,
+  namespace: string,
+  name: string,
+  clusterNetwork: Readonly<Record<string, unknown>>,
+): Promise<void> {
+  const path = clusterPath(namespace, name);
+  const live = await read(cluster, path);
+  assert.ok(live, `Cluster ${namespace}/${name} exists`);
+  const res = await cluster.request("PUT", path, { ...live, spec: { ...live.spec, clusterNetwork } });
+  assert.ok(res.ok, `PUT ${path}: HTTP ${res.status} ${res.text}`);
+}

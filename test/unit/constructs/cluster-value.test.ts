@@ -19,9 +19,14 @@ const SELECTOR = { matchLabels: { cni: "bootstrap" } };
 /** The `valuesTemplate` of a HelmChartProxy of `values`. */
 function valuesTemplate(values: Record<string, unknown>): string {
   const { chart } = newChart();
-  new ClusterAddon(chart, "cni", { chart: REPO_CHART, values, output: "HelmChartProxy", clusterSelector: SELECTOR });
+  new ClusterAddon(chart, "cni", {
+    chart: REPO_CHART,
+    values,
+    output: "HelmChartProxy",
+    clusterSelector: SELECTOR,
+  });
   const [hcp] = Testing.synth(chart) as KubeObject[];
-  return String((hcp?.spec as { valuesTemplate?: unknown }).valuesTemplate);
+  return String((hcp?.spec as { valuesTemplate?: unknown } | undefined)?.valuesTemplate);
 }
 
 /** The SpecError of `ClusterValue.field(path)`, as field and message. */
@@ -86,7 +91,9 @@ describe("ClusterValue", () => {
 
   it("puts references inside lists and list items", () => {
     assert.equal(
-      valuesTemplate({ pools: [{ cidr: ClusterValue.field("Cluster.spec.clusterNetwork.pods.cidrBlocks[0]") }] }),
+      valuesTemplate({
+        pools: [{ cidr: ClusterValue.field("Cluster.spec.clusterNetwork.pods.cidrBlocks[0]") }],
+      }),
       "pools:\n  - cidr: {{ index .Cluster.spec.clusterNetwork.pods.cidrBlocks 0 | toJson }}\n",
     );
   });
@@ -94,8 +101,16 @@ describe("ClusterValue", () => {
   it("takes a general path under Cluster, ControlPlane and InfraCluster and names it canonically", () => {
     const cases: [string, string, string][] = [
       ["Cluster.spec.topology.version", "Cluster.spec.topology.version", ".Cluster.spec.topology.version"],
-      ["Cluster.status.conditions[0].type", "Cluster.status.conditions[0].type", 'index .Cluster.status.conditions 0 "type"'],
-      ['Cluster.metadata["labels"]["a/b"]', 'Cluster.metadata.labels["a/b"]', 'index .Cluster.metadata.labels "a/b"'],
+      [
+        "Cluster.status.conditions[0].type",
+        "Cluster.status.conditions[0].type",
+        'index .Cluster.status.conditions 0 "type"',
+      ],
+      [
+        'Cluster.metadata["labels"]["a/b"]',
+        'Cluster.metadata.labels["a/b"]',
+        'index .Cluster.metadata.labels "a/b"',
+      ],
       ["ControlPlane.spec.replicas", "ControlPlane.spec.replicas", ".ControlPlane.spec.replicas"],
       ["InfraCluster.status.ready", "InfraCluster.status.ready", ".InfraCluster.status.ready"],
       ["InfraCluster.metadata.name", "InfraCluster.metadata.name", ".InfraCluster.metadata.name"],
@@ -181,7 +196,12 @@ describe("ClusterValue", () => {
 
   it("refuses a reference in a key, which CAAPH does not fill in", () => {
     const key = `${ClusterValue.clusterName()}`;
-    const props = { chart: REPO_CHART, values: { [key]: 1 }, output: "HelmChartProxy" as const, clusterSelector: SELECTOR };
+    const props = {
+      chart: REPO_CHART,
+      values: { [key]: 1 },
+      output: "HelmChartProxy" as const,
+      clusterSelector: SELECTOR,
+    };
     assert.deepEqual(addonError(props), {
       field: `values[${JSON.stringify(key)}]`,
       message: `values[${JSON.stringify(key)}] has a ClusterValue in its key: only values are filled in per Cluster; use a fixed key`,

@@ -1,0 +1,191 @@
+/**
+ * Per-cluster values on the real CAAPH: a local management cluster runs the Cluster API core
+ * manager v1.14.2 and CAAPH v0.6.4 (built by the toolchain) with two workload clusters whose
+ * `Cluster` objects differ in name, a label, the pod CIDR and the control-plane endpoint (each
+ * workload cluster's own API server). One HelmChartProxy, synthesized from a `ClusterAddon` whose
+ * values hold `ClusterValue` references, is server-side applied as a user would; each workload
+ * cluster's release must then hold its own Cluster's fields (`helm get values`), and a literal
+ * `{{` in another value must arrive exactly. The table `ClusterValue.field` checks paths against
+ * is compared with the Cluster CRD the managers run with.
+ */
+import assert from "node:assert/strict";
+import { readFileSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { parseAllDocuments } from "yaml";
+import { CLUSTER_FIELDS, fieldTreeOf } from "../../../constructs/cluster-fields.js";
+import { ClusterAddon, ClusterValue } from "../../../constructs/index.js";
+import { findCapiBinaries } from "../../../local-cluster/controllers/capi/managers.js";
+import { endpointOf } from "../../../local-cluster/controllers/capi/objects.js";
+import type { CapiWorkloadCluster } from "../../../local-cluster/index.js";
+import { type LiveRelease, liveRelease } from "../../support/addon.js";
+import { skipUnlessBuilt } from "../../support/binaries.js";
+import {
+  applyAll,
+  proxyPath,
+  read,
+  releaseProxies,
+  remove,
+  setClusterLabels,
+  setClusterNetwork,
+  synth,
+} from "../../support/capi.js";
+import { clusterSuite } from "../../support/cluster.js";
+import { isolateCache, writeChart } from "../../support/constructs.js";
+import { waitFor } from "../../support/gitops.js";
+import { type HttpChartRepo, startHttpChartRepo } from "../../support/repos.js";
+
+/** Where the Clusters and the proxy live. */
+const NS = "default";
+/** The labels every workload cluster is registered with; the proxy selects `fleet`. */
+const LABELS = { fleet: "values" };
+/** What makes each Cluster different besides its name and endpoint: a label and the pod CIDR. */
+const DIFFERENCES = [
+  { region: "eu-1", pods: "10.10.0.0/16" },
+  { region: "us-2", pods: "10.20.0.0/16" },
+];
+/** A chart of one ConfigMap, which takes any values. */
+const NOTE_CHART = {
+  "values.yaml": "message: default\n",
+  "templates/configmap.yaml": [
+    "apiVersion: v1",
+    "kind: ConfigMap",
+    "metadata:",
+    "  name: {{ .Release.Name }}-note",
+    "data:",
+    "  message: {{ .Values.message | quote }}",
+    "",
+  ].join("\n"),
+};
+
+describe("per-cluster values through one HelmChartProxy on the real CAAPH", {
+  skip: skipUnlessBuilt(["capi-manager", "caaph-manager", "kube-apiserver"]),
+  timeout: 900_000,
+}, () => {
+  const suite = clusterSuite({ name: "capi-fleet", capi: { workloadClusters: 2, labels: LABELS } });
+  let repo: HttpChartRepo;
+  let noteChart: string;
+  let cache: ReturnType<typeof isolateCache>;
+  const mgmt = () => suite.cluster;
+  const workloads = (): readonly CapiWorkloadCluster[] => mgmt().capi?.clusters ?? [];
+
+  before(async () => {
+    cache = isolateCache();
+    noteChart = writeChart("note", NOTE_CHART);
+    repo = await startHttpChartRepo({ charts: [noteChart] });
+    assert.equal(workloads().length, 2);
+    for (const [i, c] of workloads().entries()) {
+      const d = DIFFERENCES[i];
+      assert.ok(d);
+      await setClusterLabels(mgmt(), NS, c.name, { ...LABELS, region: d.region });
+      await setClusterNetwork(mgmt(), NS, c.name, {
+        pods: { cidrBlocks: [d.pods] },
+        services: { cidrBlocks: [`10.9${i}.0.0/16`] },
+      });
+    }
+  });
+  after(async () => {
+    await repo?.close();
+    if (noteChart) rmSync(dirname(noteChart), { recursive: true, force: true });
+    cache?.restore();
+  });
+
+  const release = (c: CapiWorkloadCluster): Promise<LiveRelease | undefined> =>
+    liveRelease(c.local, "fleet", "addons");
+
+  test("the Cluster fields ClusterValue.field accepts are those of the v1beta2 Cluster CRD the managers run with", () => {
+    const file = findCapiBinaries().crdFiles.find((f) => f.endsWith("cluster.x-k8s.io_clusters.yaml"));
+    assert.ok(file, "the Cluster CRD is in the toolchain");
+    const crd = parseAllDocuments(readFileSync(file, "utf8"))[0]?.toJS() as {
+      spec: { versions: { name: string; schema: { openAPIV3Schema: Record<string, unknown> } }[] };
+    };
+    const v1beta2 = crd.spec.versions.find((v) => v.name === "v1beta2");
+    assert.ok(v1beta2);
+    const {
+      apiVersion: _a,
+      kind: _k,
+      metadata: _m,
+      ...fields
+    } = fieldTreeOf(v1beta2.schema.openAPIV3Schema) as Record<string, unknown>;
+    assert.deepEqual(fields, CLUSTER_FIELDS);
+  });
+
+  test("one HelmChartProxy gives each workload cluster's release its own Cluster's name, label, pod CIDR and endpoint, and a literal {{ exactly", async () => {
+    const values = {
+      message: "{{ not-a-template }} 100%",
+      cluster: {
+        name: ClusterValue.clusterName(),
+        namespace: ClusterValue.clusterNamespace(),
+        region: ClusterValue.clusterLabel("region"),
+        id: `mesh-${ClusterValue.clusterName()}-${ClusterValue.clusterLabel("region")}`,
+        missing: ClusterValue.clusterAnnotation("example.org/not-set"),
+      },
+      ipam: {
+        pools: [{ cidr: ClusterValue.field("Cluster.spec.clusterNetwork.pods.cidrBlocks[0]") }],
+        podCidrBlocks: ClusterValue.podCidrBlocks(),
+        serviceCidrBlocks: ClusterValue.serviceCidrBlocks(),
+      },
+      k8sServiceHost: ClusterValue.controlPlaneHost(),
+      k8sServicePort: ClusterValue.controlPlanePort(),
+      controlPlane: ClusterValue.field("ControlPlane.metadata.name"),
+      infraPort: ClusterValue.field("InfraCluster.spec.controlPlaneEndpoint.port"),
+    };
+    const objects = synth((chart) => {
+      new ClusterAddon(chart, "fleet", {
+        chart: { repo: repo.url, name: "note", version: "0.1.0" },
+        namespace: "addons",
+        createNamespace: true,
+        values,
+        output: "HelmChartProxy",
+        carrierNamespace: NS,
+        clusterSelector: { matchLabels: LABELS },
+      });
+    });
+    assert.deepEqual(
+      objects.map((o) => o.kind),
+      ["HelmChartProxy"],
+    );
+    await applyAll(mgmt(), objects);
+    for (const [i, c] of workloads().entries()) {
+      const d = DIFFERENCES[i];
+      assert.ok(d);
+      const r = await waitFor(
+        `release fleet deployed in ${c.name}`,
+        async () => {
+          const r = await release(c);
+          return r?.status === "deployed" ? r : undefined;
+        },
+        180_000,
+        async () =>
+          `${JSON.stringify((await releaseProxies(mgmt(), NS, "fleet")).get(c.name)?.status)}; ${mgmt().logDir}/caaph-manager.log`,
+      );
+      const endpoint = endpointOf(c.local.server);
+      assert.deepEqual(r.values, {
+        message: "{{ not-a-template }} 100%",
+        cluster: {
+          name: c.name,
+          namespace: NS,
+          region: d.region,
+          id: `mesh-${c.name}-${d.region}`,
+          missing: null,
+        },
+        ipam: {
+          pools: [{ cidr: d.pods }],
+          podCidrBlocks: [d.pods],
+          serviceCidrBlocks: [`10.9${i}.0.0/16`],
+        },
+        k8sServiceHost: endpoint.host,
+        k8sServicePort: endpoint.port,
+        controlPlane: c.name,
+        infraPort: endpoint.port,
+      });
+    }
+    const [first, second] = workloads();
+    assert.ok(first && second);
+    assert.notEqual(endpointOf(first.local.server).port, endpointOf(second.local.server).port);
+    await remove(mgmt(), proxyPath(NS, "fleet"));
+    await waitFor("the proxy to be gone", async () =>
+      (await read(mgmt(), proxyPath(NS, "fleet"))) === undefined ? true : undefined,
+    );
+  });
+});
