@@ -32,13 +32,14 @@ import {
 } from "../../support/capi.js";
 import { clusterSuite } from "../../support/cluster.js";
 import { isolateCache, writeChart } from "../../support/constructs.js";
+import { runDocsExample } from "../../support/docs-example.js";
 import { waitFor } from "../../support/gitops.js";
 import { type HttpChartRepo, startHttpChartRepo } from "../../support/repos.js";
 
 /** Where the Clusters and the proxy live. */
 const NS = "default";
-/** The labels every workload cluster is registered with; the proxy selects `fleet`. */
-const LABELS = { fleet: "values" };
+/** The labels every workload cluster is registered with; the proxy selects `fleet`, the docs' example `cni`. */
+const LABELS = { fleet: "values", cni: "cilium" };
 /** What makes each Cluster different besides its name and endpoint: a label and the pod CIDR. */
 const DIFFERENCES = [
   { region: "eu-1", pods: "10.10.0.0/16" },
@@ -65,6 +66,7 @@ describe("per-cluster values through one HelmChartProxy on the real CAAPH", {
   const suite = clusterSuite({ name: "capi-fleet", capi: { workloadClusters: 2, labels: LABELS } });
   let repo: HttpChartRepo;
   let noteChart: string;
+  let ciliumChart: string;
   let cache: ReturnType<typeof isolateCache>;
   const mgmt = () => suite.cluster;
   const workloads = (): readonly CapiWorkloadCluster[] => mgmt().capi?.clusters ?? [];
@@ -72,7 +74,12 @@ describe("per-cluster values through one HelmChartProxy on the real CAAPH", {
   before(async () => {
     cache = isolateCache();
     noteChart = writeChart("note", NOTE_CHART);
-    repo = await startHttpChartRepo({ charts: [noteChart] });
+    // A stand-in for the chart the docs' example names: it takes any values.
+    ciliumChart = writeChart("cilium", {
+      ...NOTE_CHART,
+      "Chart.yaml": "apiVersion: v2\nname: cilium\nversion: 1.18.4\n",
+    });
+    repo = await startHttpChartRepo({ charts: [noteChart, ciliumChart] });
     assert.equal(workloads().length, 2);
     for (const [i, c] of workloads().entries()) {
       const d = DIFFERENCES[i];
@@ -86,12 +93,28 @@ describe("per-cluster values through one HelmChartProxy on the real CAAPH", {
   });
   after(async () => {
     await repo?.close();
-    if (noteChart) rmSync(dirname(noteChart), { recursive: true, force: true });
+    for (const c of [noteChart, ciliumChart]) if (c) rmSync(dirname(c), { recursive: true, force: true });
     cache?.restore();
   });
 
-  const release = (c: CapiWorkloadCluster): Promise<LiveRelease | undefined> =>
-    liveRelease(c.local, "fleet", "addons");
+  /** The release `name` in `namespace` of `c` once deployed (CAAPH's status of it in a timeout message). */
+  const deployed = (c: CapiWorkloadCluster, name: string, namespace: string): Promise<LiveRelease> =>
+    waitFor(
+      `release ${name} deployed in ${c.name}`,
+      async () => {
+        const r = await liveRelease(c.local, name, namespace);
+        return r?.status === "deployed" ? r : undefined;
+      },
+      180_000,
+      async () =>
+        `${JSON.stringify((await releaseProxies(mgmt(), NS, name)).get(c.name)?.status)}; ${mgmt().logDir}/caaph-manager.log`,
+    );
+  const removeProxy = async (name: string) => {
+    await remove(mgmt(), proxyPath(NS, name));
+    await waitFor(`the proxy ${name} to be gone`, async () =>
+      (await read(mgmt(), proxyPath(NS, name))) === undefined ? true : undefined,
+    );
+  };
 
   test("the Cluster fields ClusterValue.field accepts are those of the v1beta2 Cluster CRD the managers run with", () => {
     const file = findCapiBinaries().crdFiles.find((f) => f.endsWith("cluster.x-k8s.io_clusters.yaml"));
@@ -149,16 +172,7 @@ describe("per-cluster values through one HelmChartProxy on the real CAAPH", {
     for (const [i, c] of workloads().entries()) {
       const d = DIFFERENCES[i];
       assert.ok(d);
-      const r = await waitFor(
-        `release fleet deployed in ${c.name}`,
-        async () => {
-          const r = await release(c);
-          return r?.status === "deployed" ? r : undefined;
-        },
-        180_000,
-        async () =>
-          `${JSON.stringify((await releaseProxies(mgmt(), NS, "fleet")).get(c.name)?.status)}; ${mgmt().logDir}/caaph-manager.log`,
-      );
+      const r = await deployed(c, "fleet", "addons");
       const endpoint = endpointOf(c.local.server);
       assert.deepEqual(r.values, {
         message: "{{ not-a-template }} 100%",
@@ -183,9 +197,30 @@ describe("per-cluster values through one HelmChartProxy on the real CAAPH", {
     const [first, second] = workloads();
     assert.ok(first && second);
     assert.notEqual(endpointOf(first.local.server).port, endpointOf(second.local.server).port);
-    await remove(mgmt(), proxyPath(NS, "fleet"));
-    await waitFor("the proxy to be gone", async () =>
-      (await read(mgmt(), proxyPath(NS, "fleet"))) === undefined ? true : undefined,
+    await removeProxy("fleet");
+  });
+
+  test("the per-cluster values example of docs/cdk8s.md, run as written, installs each Cluster's own endpoint and name", async () => {
+    const objects = await runDocsExample("### Per-cluster values", { CILIUM_REPO: repo.url });
+    assert.deepEqual(
+      objects.map((o) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`),
+      ["HelmChartProxy default/cilium"],
     );
+    await applyAll(mgmt(), objects);
+    for (const [i, c] of workloads().entries()) {
+      const d = DIFFERENCES[i];
+      assert.ok(d);
+      const endpoint = endpointOf(c.local.server);
+      assert.deepEqual((await deployed(c, "cilium", "kube-system")).values, {
+        kubeProxyReplacement: true,
+        k8sServiceHost: endpoint.host,
+        k8sServicePort: endpoint.port,
+        cluster: { name: c.name },
+        ipam: { mode: "cluster-pool", operator: { clusterPoolIPv4PodCIDRList: [d.pods] } },
+        extraConfig: { "fleet-region": d.region },
+        podAnnotations: { "example.org/mesh-id": `mesh-${c.name}` },
+      });
+    }
+    await removeProxy("cilium");
   });
 });

@@ -12,6 +12,7 @@ import { ClusterAddon, type ClusterAddonProps, ClusterValue } from "../../../con
 import { SpecError } from "../../../core/errors.js";
 import type { KubeObject } from "../../../core/util/kube-object.js";
 import { newChart, testChart } from "../../support/constructs.js";
+import { docsBlock, runDocsExample } from "../../support/docs-example.js";
 
 const REPO_CHART = { repo: "https://charts.example.org", name: "cni", version: "1.2.3" };
 const SELECTOR = { matchLabels: { cni: "bootstrap" } };
@@ -221,5 +222,17 @@ describe("ClusterValue", () => {
       message:
         "values.name holds ClusterValue Cluster.metadata.name, which differs from Cluster to Cluster: a handoff record names the values of one cluster; give the value itself in the add-on whose record you hand off",
     });
+  });
+
+  it("the per-cluster values example of docs/cdk8s.md synthesizes the valuesTemplate the docs show", async () => {
+    const [hcp, ...rest] = await runDocsExample("### Per-cluster values");
+    assert.deepEqual(rest, []);
+    assert.equal(hcp?.kind, "HelmChartProxy");
+    const spec = hcp?.spec as { valuesTemplate?: unknown; repoURL?: unknown } | undefined;
+    assert.equal(spec?.repoURL, "https://helm.cilium.io");
+    assert.equal(
+      spec?.valuesTemplate,
+      await docsBlock("The HelmChartProxy's `valuesTemplate` then reads (sorted keys, as always):", "yaml"),
+    );
   });
 });
