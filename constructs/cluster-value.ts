@@ -114,8 +114,8 @@ export class ClusterValue {
    */
   public static field(path: string): ClusterValue {
     const segments = parsePath(path);
-    checkPath(path, segments);
-    const value = new ClusterValue(canonicalPath(segments), goExpression(segments), registry.length);
+    const mapKey = checkPath(path, segments);
+    const value = new ClusterValue(canonicalPath(segments), goExpression(segments, mapKey), registry.length);
     registry.push(value);
     return value;
   }
@@ -178,7 +178,11 @@ function parsePath(path: string): Segment[] {
   return out;
 }
 
-function checkPath(path: string, segments: readonly Segment[]): void {
+/**
+ * Checks the path against the object's table.
+ * @returns whether its last segment is a key of a map (labels, annotations)
+ */
+function checkPath(path: string, segments: readonly Segment[]): boolean {
   const [first, ...rest] = segments;
   const root = first !== undefined && "key" in first ? first.key : "";
   if (!(ROOTS as readonly string[]).includes(root)) {
@@ -189,8 +193,10 @@ function checkPath(path: string, segments: readonly Segment[]): void {
   }
   let node: FieldNode = TREES[root as (typeof ROOTS)[number]];
   let at = root;
+  let mapKey = false;
   for (const s of rest) {
-    if (node === "any") return;
+    if (node === "any") return false;
+    mapKey = node === "map";
     const shown =
       "key" in s ? (IDENTIFIER.test(s.key) ? `.${s.key}` : `[${JSON.stringify(s.key)}]`) : `[${s.index}]`;
     if (node === "map") {
@@ -213,6 +219,7 @@ function checkPath(path: string, segments: readonly Segment[]): void {
     }
     at += shown;
   }
+  return mapKey;
 }
 
 function canonicalPath(segments: readonly Segment[]): string {
@@ -229,8 +236,17 @@ function canonicalPath(segments: readonly Segment[]): string {
     .join("");
 }
 
-/** `.Cluster.a.b`, or `index .Cluster.a "b/c" 0` once a segment is not a plain name. */
-function goExpression(segments: readonly Segment[]): string {
+/**
+ * `.Cluster.a.b`, or `index .Cluster.a "b/c" 0` once a segment is not a plain name; a map's key
+ * as `index (.Cluster.metadata.labels | default dict) "k"`, so that a Cluster without any label
+ * gives `null` rather than a template error.
+ */
+function goExpression(segments: readonly Segment[], mapKey = false): string {
+  const last = segments[segments.length - 1];
+  if (mapKey && last !== undefined && "key" in last) {
+    const map = goExpression(segments.slice(0, -1));
+    return `index (${map} | default dict) ${JSON.stringify(last.key)}`;
+  }
   let chain = "";
   let i = 0;
   for (; i < segments.length; i++) {

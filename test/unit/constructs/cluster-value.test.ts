@@ -60,9 +60,9 @@ describe("ClusterValue", () => {
         "  namespace: {{ .Cluster.metadata.namespace | toJson }}",
         "k8sServiceHost: {{ .Cluster.spec.controlPlaneEndpoint.host | toJson }}",
         "k8sServicePort: {{ .Cluster.spec.controlPlaneEndpoint.port | toJson }}",
-        "owner: {{ .Cluster.metadata.annotations.owner | toJson }}",
+        'owner: {{ index (.Cluster.metadata.annotations | default dict) "owner" | toJson }}',
         "pods: {{ .Cluster.spec.clusterNetwork.pods.cidrBlocks | toJson }}",
-        'region: {{ index .Cluster.metadata.labels "topology.example.org/region" | toJson }}',
+        'region: {{ index (.Cluster.metadata.labels | default dict) "topology.example.org/region" | toJson }}',
         "services: {{ .Cluster.spec.clusterNetwork.services.cidrBlocks | toJson }}",
         "",
       ].join("\n"),
@@ -86,7 +86,7 @@ describe("ClusterValue", () => {
     const region = ClusterValue.clusterLabel("example.org/region");
     assert.equal(
       valuesTemplate({ id: `{{x}} ${name}.${region} 100%` }),
-      'id: {{ printf "{{x}} %v.%v 100%%" .Cluster.metadata.name (index .Cluster.metadata.labels "example.org/region") | toJson }}\n',
+      'id: {{ printf "{{x}} %v.%v 100%%" .Cluster.metadata.name (index (.Cluster.metadata.labels | default dict) "example.org/region") | toJson }}\n',
     );
   });
 
@@ -110,7 +110,7 @@ describe("ClusterValue", () => {
       [
         'Cluster.metadata["labels"]["a/b"]',
         'Cluster.metadata.labels["a/b"]',
-        'index .Cluster.metadata.labels "a/b"',
+        'index (.Cluster.metadata.labels | default dict) "a/b"',
       ],
       ["ControlPlane.spec.replicas", "ControlPlane.spec.replicas", ".ControlPlane.spec.replicas"],
       ["InfraCluster.status.ready", "InfraCluster.status.ready", ".InfraCluster.status.ready"],
