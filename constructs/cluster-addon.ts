@@ -17,9 +17,10 @@ import {
 } from "../core/spec/index.js";
 import { effectiveValues } from "../core/spec/values.js";
 import type { KubeObject } from "../core/util/kube-object.js";
+import type { CaSecretRef, CredentialsSecretRef } from "./chart-credentials.js";
 import { clusterResourceSetObjects, isEmptySelector, type LabelSelector } from "./cluster-resource-set.js";
 import { type ClusterValueUse, collectClusterValues, refuseClusterValues } from "./cluster-value.js";
-import { helmChartProxyObject } from "./helm-chart-proxy.js";
+import { helmChartProxyObjects } from "./helm-chart-proxy.js";
 import { CLUSTER_SCOPED_KINDS, HOOKS_POLICIES, prepareObjects } from "./manifest.js";
 import { renderChart } from "./render.js";
 
@@ -80,6 +81,20 @@ export interface ClusterAddonProps extends Pick<AddonSpec, "chart" | "namespace"
   readonly clusterScopedKinds?: readonly string[];
   /** Namespace of the ClusterResourceSet/HelmChartProxy and carriers (where the Clusters are). @default unset (the cdk8s Chart's namespace, if any) */
   readonly carrierNamespace?: string;
+  /**
+   * HelmChartProxy, `oci://` charts: a Secret already in the management cluster holding the
+   * registry's credentials (a helm registry config JSON), for `spec.credentials`; instead of
+   * `chart.username`/`chart.password`, which make the construct emit such a Secret itself.
+   * @default none
+   */
+  readonly credentialsSecret?: CredentialsSecretRef;
+  /**
+   * HelmChartProxy, `oci://` charts: a Secret already in the management cluster holding the
+   * registry's CA in key `ca.crt`, for `spec.tlsConfig.caSecret`; instead of `chart.caFile`,
+   * which makes the construct emit such a Secret itself.
+   * @default none
+   */
+  readonly caSecret?: CaSecretRef;
   /** Byte budget of one ClusterResourceSet ConfigMap/Secret. @default 900 KiB */
   readonly maxCarrierBytes?: number;
   /** The helm binary (a path, or a name looked up on PATH). @default `$HELM_HANDOFF_HELM`, else "helm" on PATH */
@@ -130,7 +145,7 @@ export class ClusterAddon extends Construct {
   public readonly output: ClusterAddonOutput;
   /** The prepared objects in apply order (empty for HelmChartProxy, which renders nothing). */
   public readonly objects: readonly KubeObject[];
-  /** The ApiObjects added to the tree (objects, carriers or the HelmChartProxy). */
+  /** The ApiObjects added to the tree (objects, carriers, or the HelmChartProxy after the Secrets it references). */
   public readonly apiObjects: readonly ApiObject[];
   /** Whether the render came from the cache. */
   public readonly fromCache: boolean;
@@ -170,14 +185,14 @@ export class ClusterAddon extends Construct {
     let fromCache = false;
     let nondeterministic: readonly string[] = [];
     if (output === "HelmChartProxy") {
-      toAdd = [
-        helmChartProxyObject(spec, {
-          name: spec.releaseName,
-          ...(carrierNamespace !== undefined ? { namespace: carrierNamespace } : {}),
-          clusterSelector: props.clusterSelector ?? {},
-          values: effectiveValues(spec),
-        }),
-      ];
+      toAdd = helmChartProxyObjects(spec, {
+        name: spec.releaseName,
+        ...(carrierNamespace !== undefined ? { namespace: carrierNamespace } : {}),
+        clusterSelector: props.clusterSelector ?? {},
+        values: effectiveValues(spec),
+        credentialsSecret: props.credentialsSecret,
+        caSecret: props.caSecret,
+      });
     } else {
       const rendered = renderChart(spec, {
         ...(props.kubeVersion !== undefined ? { kubeVersion: props.kubeVersion } : {}),
@@ -324,6 +339,14 @@ function validateProps(props: ClusterAddonProps): ClusterAddonOutput {
       "clusterSelector",
       'clusterSelector only applies to the outputs "ClusterResourceSet" and "HelmChartProxy"',
     );
+  }
+  for (const prop of ["credentialsSecret", "caSecret"] as const) {
+    if (output !== "HelmChartProxy" && props[prop] !== undefined) {
+      throw new SpecError(
+        prop,
+        `${prop} only applies to output "HelmChartProxy" (CAAPH reads the Secret in the management cluster); output "${output}" renders at synth: give the credentials or CA in chart instead`,
+      );
+    }
   }
   if (output === "HelmChartProxy" && props.sensitive) {
     throw new SpecError(

@@ -8,6 +8,7 @@ import { stringify } from "yaml";
 import { SpecError } from "../core/errors.js";
 import type { ResolvedSpec } from "../core/spec/index.js";
 import type { KubeObject } from "../core/util/kube-object.js";
+import { type CaSecretRef, type CredentialsSecretRef, proxySourceFields } from "./chart-credentials.js";
 import { isEmptySelector, type LabelSelector } from "./cluster-resource-set.js";
 import { templateWithClusterValues } from "./cluster-value.js";
 
@@ -23,6 +24,10 @@ export interface HelmChartProxyOptions {
   readonly values: Readonly<Record<string, unknown>>;
   /** Labels of the HelmChartProxy. @default none */
   readonly labels?: Readonly<Record<string, string>>;
+  /** A Secret of the user's with the OCI registry's credentials. @default none */
+  readonly credentialsSecret?: CredentialsSecretRef | undefined;
+  /** A Secret of the user's with the repository's CA. @default none */
+  readonly caSecret?: CaSecretRef | undefined;
 }
 
 /**
@@ -41,9 +46,14 @@ export function valuesTemplateOf(values: Readonly<Record<string, unknown>>): str
  * `options.install.createNamespace` from `spec.createNamespace`. A value holding a `ClusterValue`
  * becomes a Go template action CAAPH evaluates for each Cluster; every other `{{` stays literal.
  *
- * @throws SpecError for a local chart (CAAPH installs from repositories only) or an empty selector
+ * Credentials and CA (see `chart-credentials.ts`) become `spec.credentials` and
+ * `spec.tlsConfig.caSecret` referencing a Secret: the user's, or one returned before the proxy.
+ *
+ * @returns the Secrets to emit (none unless the chart source gives a password or a CA file), then the HelmChartProxy
+ * @throws SpecError for a local chart (CAAPH installs from repositories only), an empty selector or
+ * a chart-source field CAAPH cannot carry
  */
-export function helmChartProxyObject(spec: ResolvedSpec, options: HelmChartProxyOptions): KubeObject {
+export function helmChartProxyObjects(spec: ResolvedSpec, options: HelmChartProxyOptions): KubeObject[] {
   const c = spec.chart;
   if (c.kind === "path") {
     throw new SpecError(
@@ -57,9 +67,15 @@ export function helmChartProxyObject(spec: ResolvedSpec, options: HelmChartProxy
       'clusterSelector is required for a HelmChartProxy: give matchLabels or matchExpressions selecting the Clusters, e.g. { matchLabels: { cni: "bootstrap" } }',
     );
   }
+  const source = proxySourceFields(c, {
+    releaseName: spec.releaseName,
+    namespace: options.namespace,
+    credentialsSecret: options.credentialsSecret,
+    caSecret: options.caSecret,
+  });
   const i = spec.install;
   const valuesTemplate = templateWithClusterValues(options.values, valuesTemplateOf);
-  return {
+  const proxy: KubeObject = {
     apiVersion: "addons.cluster.x-k8s.io/v1alpha1",
     kind: "HelmChartProxy",
     metadata: {
@@ -84,7 +100,8 @@ export function helmChartProxyObject(spec: ResolvedSpec, options: HelmChartProxy
         disableHooks: i.disableHooks,
         install: { createNamespace: spec.createNamespace },
       },
-      ...(c.insecureSkipTlsVerify ? { tlsConfig: { insecureSkipTLSVerify: true } } : {}),
+      ...source.spec,
     },
   };
+  return [...source.secrets, proxy];
 }
