@@ -17,7 +17,6 @@ import {
 } from "../core/spec/index.js";
 import { effectiveValues } from "../core/spec/values.js";
 import type { KubeObject } from "../core/util/kube-object.js";
-import type { CaSecretRef, CredentialsSecretRef } from "./chart-credentials.js";
 import { clusterResourceSetObjects, isEmptySelector, type LabelSelector } from "./cluster-resource-set.js";
 import { type ClusterValueUse, collectClusterValues, refuseClusterValues } from "./cluster-value.js";
 import { helmChartProxyObjects } from "./helm-chart-proxy.js";
@@ -87,14 +86,26 @@ export interface ClusterAddonProps extends Pick<AddonSpec, "chart" | "namespace"
    * `chart.username`/`chart.password`, which make the construct emit such a Secret itself.
    * @default none
    */
-  readonly credentialsSecret?: CredentialsSecretRef;
+  readonly credentialsSecret?: {
+    /** The Secret's name. */
+    readonly name: string;
+    /** The key holding the registry config JSON (`{"auths": {"HOST": {"auth": "…"}}}`). @default "config.json" */
+    readonly key?: string;
+    /** The Secret's namespace. @default the HelmChartProxy's */
+    readonly namespace?: string;
+  };
   /**
    * HelmChartProxy, `oci://` charts: a Secret already in the management cluster holding the
    * registry's CA in key `ca.crt`, for `spec.tlsConfig.caSecret`; instead of `chart.caFile`,
    * which makes the construct emit such a Secret itself.
    * @default none
    */
-  readonly caSecret?: CaSecretRef;
+  readonly caSecret?: {
+    /** The Secret's name. */
+    readonly name: string;
+    /** The Secret's namespace. @default the HelmChartProxy's */
+    readonly namespace?: string;
+  };
   /** Byte budget of one ClusterResourceSet ConfigMap/Secret. @default 900 KiB */
   readonly maxCarrierBytes?: number;
   /** The helm binary (a path, or a name looked up on PATH). @default `$HELM_HANDOFF_HELM`, else "helm" on PATH */

@@ -36,7 +36,8 @@ const BUDGET = {
   "./pulumi": 20,
   "./pulumi/dynamic": 21,
   "./gitops": 26,
-  "./cdk8s": 25,
+  // 26: ClusterValue (per-cluster values, issue 42) is a class a user calls; nothing else was added.
+  "./cdk8s": 26,
   "./local-cluster": 12,
 };
 

@@ -24,6 +24,7 @@ import { REPO_CHART_FIELDS } from "../../../core/spec/chart.js";
 import { type PathChartSource, type RepoChartSource, validateSpec } from "../../../core/spec/index.js";
 import type { KubeObject } from "../../../core/util/kube-object.js";
 import { newChart, testChart } from "../../support/constructs.js";
+import { runDocsExample } from "../../support/docs-example.js";
 
 const dir = mkdtempSync(join(tmpdir(), "hh-chart-sources-"));
 const CA_FILE = join(dir, "ca.pem");
@@ -267,5 +268,24 @@ describe("chart sources per output", () => {
           'caSecret only applies to output "HelmChartProxy" (CAAPH reads the Secret in the management cluster); output "Manifests" renders at synth: give the credentials or CA in chart instead',
       },
     );
+  });
+
+  it("the private registry example of docs/cdk8s.md synthesizes the two Secrets and a proxy without the password", async () => {
+    const objects = await runDocsExample("### Private repositories and CAs", {
+      REGISTRY: "oci://127.0.0.1:5000/charts",
+      REGISTRY_PASSWORD: "s3cret-pw",
+      REGISTRY_CA: CA_FILE,
+    });
+    assert.deepEqual(
+      objects.map((o) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`),
+      ["Secret default/flux-registry-credentials", "Secret default/flux-ca", "HelmChartProxy default/flux"],
+    );
+    const hcp = objects[2];
+    assert.deepEqual(specOf(hcp)?.credentials, {
+      secret: { name: "flux-registry-credentials" },
+      key: "config.json",
+    });
+    assert.deepEqual(specOf(hcp)?.tlsConfig, { caSecret: { name: "flux-ca" } });
+    assert.equal(JSON.stringify(hcp).includes("s3cret-pw"), false);
   });
 });
