@@ -410,7 +410,7 @@ for attempt in (lambda: ClusterAddon(chart, "manifests", chart=ChartSource.from_
   );
   assert.equal(
     path,
-    'ClusterValue.field("Cluster.spec.nope") is invalid: Cluster.spec has no field .nope in the Cluster API v1beta2 schema; its fields are availabilityGates, clusterNetwork, controlPlaneEndpoint, controlPlaneRef, infrastructureRef, paused, topology',
+    'SpecError: ClusterValue.field("Cluster.spec.nope") is invalid: Cluster.spec has no field .nope in the Cluster API v1beta2 schema; its fields are availabilityGates, clusterNetwork, controlPlaneEndpoint, controlPlaneRef, infrastructureRef, paused, topology',
   );
 });
 
