@@ -6,15 +6,20 @@
  * values hold `ClusterValue` references, is server-side applied as a user would; each workload
  * cluster's release must then hold its own Cluster's fields (`helm get values`), and a literal
  * `{{` in another value must arrive exactly. The table `ClusterValue.field` checks paths against
- * is compared with the Cluster CRD the managers run with.
+ * is compared with the Cluster CRD the managers run with. Then a private chart: an OCI registry
+ * (the toolchain's `registry` behind a front that serves TLS with our own CA and requires a
+ * password), installed into both workload clusters from the synthesized Secrets and proxy alone.
  */
 import assert from "node:assert/strict";
 import { readFileSync, rmSync } from "node:fs";
-import { dirname } from "node:path";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { parseAllDocuments } from "yaml";
 import { CLUSTER_FIELDS, fieldTreeOf } from "../../../constructs/cluster-fields.js";
 import { ClusterAddon, ClusterValue } from "../../../constructs/index.js";
+import { generatePki } from "../../../local-cluster/control-plane/certs.js";
 import { findCapiBinaries } from "../../../local-cluster/controllers/capi/managers.js";
 import { endpointOf } from "../../../local-cluster/controllers/capi/objects.js";
 import type { CapiWorkloadCluster } from "../../../local-cluster/index.js";
@@ -30,11 +35,18 @@ import {
   setClusterNetwork,
   synth,
 } from "../../support/capi.js";
+import { packageCharts } from "../../support/charts.js";
 import { clusterSuite } from "../../support/cluster.js";
 import { isolateCache, writeChart } from "../../support/constructs.js";
 import { runDocsExample } from "../../support/docs-example.js";
 import { waitFor } from "../../support/gitops.js";
-import { type HttpChartRepo, startHttpChartRepo } from "../../support/repos.js";
+import { type RegistryFront, startRegistryFront } from "../../support/registry-front.js";
+import {
+  type HttpChartRepo,
+  type OciRegistry,
+  startHttpChartRepo,
+  startOciRegistry,
+} from "../../support/repos.js";
 
 /** Where the Clusters and the proxy live. */
 const NS = "default";
@@ -45,6 +57,8 @@ const DIFFERENCES = [
   { region: "eu-1", pods: "10.10.0.0/16" },
   { region: "us-2", pods: "10.20.0.0/16" },
 ];
+/** The registry front's password (the construct is given it; it must reach no HelmChartProxy). */
+const REGISTRY_USER = { username: "robot", password: "fleet-pass-8812" };
 /** A chart of one ConfigMap, which takes any values. */
 const NOTE_CHART = {
   "values.yaml": "message: default\n",
@@ -60,7 +74,7 @@ const NOTE_CHART = {
 };
 
 describe("per-cluster values through one HelmChartProxy on the real CAAPH", {
-  skip: skipUnlessBuilt(["capi-manager", "caaph-manager", "kube-apiserver"]),
+  skip: skipUnlessBuilt(["capi-manager", "caaph-manager", "kube-apiserver", "registry"]),
   timeout: 900_000,
 }, () => {
   const suite = clusterSuite({ name: "capi-fleet", capi: { workloadClusters: 2, labels: LABELS } });
@@ -68,6 +82,9 @@ describe("per-cluster values through one HelmChartProxy on the real CAAPH", {
   let noteChart: string;
   let ciliumChart: string;
   let cache: ReturnType<typeof isolateCache>;
+  let registry: OciRegistry;
+  let front: RegistryFront;
+  let caFile: string;
   const mgmt = () => suite.cluster;
   const workloads = (): readonly CapiWorkloadCluster[] => mgmt().capi?.clusters ?? [];
 
@@ -80,6 +97,20 @@ describe("per-cluster values through one HelmChartProxy on the real CAAPH", {
       "Chart.yaml": "apiVersion: v2\nname: cilium\nversion: 1.18.4\n",
     });
     repo = await startHttpChartRepo({ charts: [noteChart, ciliumChart] });
+    const [reg, pki, packaged] = await Promise.all([
+      startOciRegistry(),
+      generatePki(join(await mkdtemp(join(tmpdir(), "hh-fleet-registry-")), "pki"), "registry"),
+      packageCharts({ charts: [noteChart] }),
+    ]);
+    registry = reg;
+    await registry.push(packaged.path("note"));
+    await packaged.remove();
+    caFile = pki.caCert;
+    front = await startRegistryFront({
+      backend: registry.host,
+      tls: { cert: pki.servingCert, key: pki.servingKey },
+      credentials: REGISTRY_USER,
+    });
     assert.equal(workloads().length, 2);
     for (const [i, c] of workloads().entries()) {
       const d = DIFFERENCES[i];
@@ -92,7 +123,8 @@ describe("per-cluster values through one HelmChartProxy on the real CAAPH", {
     }
   });
   after(async () => {
-    await repo?.close();
+    await Promise.allSettled([repo?.close(), front?.close(), registry?.close()]);
+    if (caFile) rmSync(dirname(dirname(caFile)), { recursive: true, force: true });
     for (const c of [noteChart, ciliumChart]) if (c) rmSync(dirname(c), { recursive: true, force: true });
     cache?.restore();
   });
@@ -222,5 +254,45 @@ describe("per-cluster values through one HelmChartProxy on the real CAAPH", {
       });
     }
     await removeProxy("cilium");
+  });
+
+  test("a chart from an OCI registry with a password and our own CA installs from the synthesized Secrets and proxy alone", async () => {
+    const objects = synth((chart) => {
+      new ClusterAddon(chart, "private", {
+        chart: { repo: front.url, name: "note", version: "0.1.0", ...REGISTRY_USER, caFile },
+        namespace: "addons",
+        createNamespace: true,
+        values: { message: "from the private registry" },
+        output: "HelmChartProxy",
+        carrierNamespace: NS,
+        clusterSelector: { matchLabels: LABELS },
+      });
+    });
+    assert.deepEqual(
+      objects.map((o) => `${o.kind} ${o.metadata.name}`),
+      ["Secret private-registry-credentials", "Secret private-ca", "HelmChartProxy private"],
+    );
+    const basic = `Basic ${Buffer.from(`${REGISTRY_USER.username}:${REGISTRY_USER.password}`).toString("base64")}`;
+    const secretTexts = [REGISTRY_USER.password, basic.slice("Basic ".length)];
+    const hcp = JSON.stringify(objects[2]);
+    for (const t of secretTexts) assert.equal(hcp.includes(t), false);
+    const sentBefore = front.authorizations().length;
+    await applyAll(mgmt(), objects);
+    for (const c of workloads()) {
+      assert.deepEqual((await deployed(c, "private", "addons")).values, {
+        message: "from the private registry",
+      });
+    }
+    assert.ok(
+      front.authorizations().slice(sentBefore).includes(basic),
+      "CAAPH sent the password to the registry",
+    );
+    const proxies = JSON.stringify([...(await releaseProxies(mgmt(), NS, "private")).values()]);
+    const proxy = JSON.stringify(await read(mgmt(), proxyPath(NS, "private")));
+    for (const t of secretTexts) {
+      assert.equal(proxies.includes(t), false, "no HelmReleaseProxy holds the password");
+      assert.equal(proxy.includes(t), false, "the HelmChartProxy does not hold the password");
+    }
+    await removeProxy("private");
   });
 });
