@@ -19,9 +19,10 @@ import { effectiveValues } from "../core/spec/values.js";
 import type { KubeObject } from "../core/util/kube-object.js";
 import { clusterResourceSetObjects, isEmptySelector, type LabelSelector } from "./cluster-resource-set.js";
 import { type ClusterValueUse, collectClusterValues, refuseClusterValues } from "./cluster-value.js";
-import { helmChartProxyObjects } from "./helm-chart-proxy.js";
+import { helmChartProxyObjects, refuseProxyOnlyProps } from "./helm-chart-proxy.js";
 import { CLUSTER_SCOPED_KINDS, HOOKS_POLICIES, prepareObjects } from "./manifest.js";
 import { renderChart } from "./render.js";
+import { workloadSecretObjects } from "./workload-secrets.js";
 
 /** What a {@link ClusterAddon} synthesizes to. */
 export type ClusterAddonOutput = "Manifests" | "ClusterResourceSet" | "HelmChartProxy";
@@ -106,6 +107,25 @@ export interface ClusterAddonProps extends Pick<AddonSpec, "chart" | "namespace"
     /** The Secret's namespace. @default the HelmChartProxy's */
     readonly namespace?: string;
   };
+  /**
+   * HelmChartProxy: Secrets the chart needs in every selected workload cluster (a Git deploy key,
+   * a repository token), which the proxy's plain-text values cannot carry. They travel in
+   * resource-set Secret carriers of a ClusterResourceSet `RELEASE-secrets` with the same selector
+   * (so the synth output holds them, as a sensitive ClusterResourceSet does) and are created in
+   * each workload cluster before or while the chart installs; name them in `values`
+   * (`existingSecret`-style).
+   * @default none
+   */
+  readonly workloadSecrets?: readonly {
+    /** The Secret's name in the workload cluster. */
+    readonly name: string;
+    /** Its namespace there. @default the release namespace */
+    readonly namespace?: string;
+    /** Its type. @default "Opaque" */
+    readonly type?: string;
+    /** Its data, as text (never shown in a message). */
+    readonly stringData: Readonly<Record<string, string>>;
+  }[];
   /** Byte budget of one ClusterResourceSet ConfigMap/Secret. @default 900 KiB */
   readonly maxCarrierBytes?: number;
   /** The helm binary (a path, or a name looked up on PATH). @default `$HELM_HANDOFF_HELM`, else "helm" on PATH */
@@ -196,14 +216,26 @@ export class ClusterAddon extends Construct {
     let fromCache = false;
     let nondeterministic: readonly string[] = [];
     if (output === "HelmChartProxy") {
-      toAdd = helmChartProxyObjects(spec, {
-        name: spec.releaseName,
-        ...(carrierNamespace !== undefined ? { namespace: carrierNamespace } : {}),
+      const secrets = workloadSecretObjects(props.workloadSecrets ?? [], {
+        releaseName: spec.releaseName,
+        releaseNamespace: spec.namespace,
+        createNamespace: spec.createNamespace,
+        namespace: carrierNamespace,
         clusterSelector: props.clusterSelector ?? {},
-        values: effectiveValues(spec),
-        credentialsSecret: props.credentialsSecret,
-        caSecret: props.caSecret,
+        strategy: spec.strategy,
+        apiVersion: props.clusterApiVersion,
       });
+      toAdd = [
+        ...secrets,
+        ...helmChartProxyObjects(spec, {
+          name: spec.releaseName,
+          ...(carrierNamespace !== undefined ? { namespace: carrierNamespace } : {}),
+          clusterSelector: props.clusterSelector ?? {},
+          values: effectiveValues(spec),
+          credentialsSecret: props.credentialsSecret,
+          caSecret: props.caSecret,
+        }),
+      ];
     } else {
       const rendered = renderChart(spec, {
         ...(props.kubeVersion !== undefined ? { kubeVersion: props.kubeVersion } : {}),
@@ -351,14 +383,7 @@ function validateProps(props: ClusterAddonProps): ClusterAddonOutput {
       'clusterSelector only applies to the outputs "ClusterResourceSet" and "HelmChartProxy"',
     );
   }
-  for (const prop of ["credentialsSecret", "caSecret"] as const) {
-    if (output !== "HelmChartProxy" && props[prop] !== undefined) {
-      throw new SpecError(
-        prop,
-        `${prop} only applies to output "HelmChartProxy" (CAAPH reads the Secret in the management cluster); output "${output}" renders at synth: give the credentials or CA in chart instead`,
-      );
-    }
-  }
+  refuseProxyOnlyProps(props, output);
   if (output === "HelmChartProxy" && props.sensitive) {
     throw new SpecError(
       "sensitive",

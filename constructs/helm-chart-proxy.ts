@@ -105,3 +105,31 @@ export function helmChartProxyObjects(spec: ResolvedSpec, options: HelmChartProx
   };
   return [...source.secrets, proxy];
 }
+
+/** The props only a HelmChartProxy output takes, as {@link refuseProxyOnlyProps} reads them. */
+interface ProxyOnlyProps {
+  readonly workloadSecrets?: unknown;
+  readonly credentialsSecret?: unknown;
+  readonly caSecret?: unknown;
+}
+
+/**
+ * Refuses the props only the HelmChartProxy output takes with another output.
+ * @throws SpecError naming the prop and what to do instead
+ */
+export function refuseProxyOnlyProps(props: ProxyOnlyProps, output: string): void {
+  if (output !== "HelmChartProxy" && props.workloadSecrets !== undefined) {
+    throw new SpecError(
+      "workloadSecrets",
+      `workloadSecrets only applies to output "HelmChartProxy"; with output "${output}" the chart renders at synth: give the secret in values with sensitive: true (a ClusterResourceSet carries it in Secrets), or create the Secret yourself`,
+    );
+  }
+  for (const prop of ["credentialsSecret", "caSecret"] as const) {
+    if (output !== "HelmChartProxy" && props[prop] !== undefined) {
+      throw new SpecError(
+        prop,
+        `${prop} only applies to output "HelmChartProxy" (CAAPH reads the Secret in the management cluster); output "${output}" renders at synth: give the credentials or CA in chart instead`,
+      );
+    }
+  }
+}
