@@ -9,6 +9,9 @@
  * is compared with the Cluster CRD the managers run with. Then a private chart: an OCI registry
  * (the toolchain's `registry` behind a front that serves TLS with our own CA and requires a
  * password), installed into both workload clusters from the synthesized Secrets and proxy alone.
+ * Last, a secret for the fleet (`workloadSecrets`): a chart that fails without its Secret, which a
+ * ClusterResourceSet carries into each workload cluster while CAAPH's InstallOnce install retries;
+ * the secret must be in no HelmChartProxy, HelmReleaseProxy, event or manager log.
  */
 import assert from "node:assert/strict";
 import { readFileSync, rmSync } from "node:fs";
@@ -27,10 +30,12 @@ import { type LiveRelease, liveRelease } from "../../support/addon.js";
 import { skipUnlessBuilt } from "../../support/binaries.js";
 import {
   applyAll,
+  list,
   proxyPath,
   read,
   releaseProxies,
   remove,
+  resourceSetPath,
   setClusterLabels,
   setClusterNetwork,
   synth,
@@ -39,7 +44,7 @@ import { packageCharts } from "../../support/charts.js";
 import { clusterSuite } from "../../support/cluster.js";
 import { isolateCache, writeChart } from "../../support/constructs.js";
 import { runDocsExample } from "../../support/docs-example.js";
-import { waitFor } from "../../support/gitops.js";
+import { getObject, waitFor } from "../../support/gitops.js";
 import { type RegistryFront, startRegistryFront } from "../../support/registry-front.js";
 import {
   type HttpChartRepo,
@@ -59,6 +64,24 @@ const DIFFERENCES = [
 ];
 /** The registry front's password (the construct is given it; it must reach no HelmChartProxy). */
 const REGISTRY_USER = { username: "robot", password: "fleet-pass-8812" };
+/** The fleet's secret (a Git deploy key): only the ClusterResourceSet's carrier may hold it. */
+const DEPLOY_KEY =
+  "-----BEGIN OPENSSH PRIVATE KEY-----\nfleet-deploy-key-7741\n-----END OPENSSH PRIVATE KEY-----\n";
+/** A chart that fails to install while the Secret its values name is missing (helm's lookup at install). */
+const GATE_CHART = {
+  "values.yaml": 'existingSecret: ""\n',
+  "templates/configmap.yaml": [
+    '{{- $s := lookup "v1" "Secret" .Release.Namespace .Values.existingSecret }}',
+    '{{- if not $s }}{{ fail (printf "Secret %s/%s not found: create it before installing" .Release.Namespace .Values.existingSecret) }}{{ end }}',
+    "apiVersion: v1",
+    "kind: ConfigMap",
+    "metadata:",
+    "  name: {{ .Release.Name }}-gate",
+    "data:",
+    '  keys: {{ keys $s.data | sortAlpha | join "," | quote }}',
+    "",
+  ].join("\n"),
+};
 /** A chart of one ConfigMap, which takes any values. */
 const NOTE_CHART = {
   "values.yaml": "message: default\n",
@@ -81,6 +104,7 @@ describe("per-cluster values through one HelmChartProxy on the real CAAPH", {
   let repo: HttpChartRepo;
   let noteChart: string;
   let ciliumChart: string;
+  let gateChart: string;
   let cache: ReturnType<typeof isolateCache>;
   let registry: OciRegistry;
   let front: RegistryFront;
@@ -96,7 +120,8 @@ describe("per-cluster values through one HelmChartProxy on the real CAAPH", {
       ...NOTE_CHART,
       "Chart.yaml": "apiVersion: v2\nname: cilium\nversion: 1.18.4\n",
     });
-    repo = await startHttpChartRepo({ charts: [noteChart, ciliumChart] });
+    gateChart = writeChart("gate", GATE_CHART);
+    repo = await startHttpChartRepo({ charts: [noteChart, ciliumChart, gateChart] });
     const [reg, pki, packaged] = await Promise.all([
       startOciRegistry(),
       generatePki(join(await mkdtemp(join(tmpdir(), "hh-fleet-registry-")), "pki"), "registry"),
@@ -125,7 +150,8 @@ describe("per-cluster values through one HelmChartProxy on the real CAAPH", {
   after(async () => {
     await Promise.allSettled([repo?.close(), front?.close(), registry?.close()]);
     if (caFile) rmSync(dirname(dirname(caFile)), { recursive: true, force: true });
-    for (const c of [noteChart, ciliumChart]) if (c) rmSync(dirname(c), { recursive: true, force: true });
+    for (const c of [noteChart, ciliumChart, gateChart])
+      if (c) rmSync(dirname(c), { recursive: true, force: true });
     cache?.restore();
   });
 
@@ -294,5 +320,62 @@ describe("per-cluster values through one HelmChartProxy on the real CAAPH", {
       assert.equal(proxy.includes(t), false, "the HelmChartProxy does not hold the password");
     }
     await removeProxy("private");
+  });
+
+  test("a secret for the fleet: the chart fails without it, and once the ClusterResourceSet carries it in, the InstallOnce install converges in every cluster; it is in no proxy, event or manager log", async () => {
+    const objects = synth((chart) => {
+      new ClusterAddon(chart, "gated", {
+        chart: { repo: repo.url, name: "gate", version: "0.1.0" },
+        namespace: "gitops",
+        createNamespace: true,
+        values: { existingSecret: "deploy-key" },
+        workloadSecrets: [{ name: "deploy-key", stringData: { identity: DEPLOY_KEY } }],
+        output: "HelmChartProxy",
+        carrierNamespace: NS,
+        clusterSelector: { matchLabels: LABELS },
+      });
+    });
+    assert.deepEqual(
+      objects.map((o) => `${o.kind} ${o.metadata.name}`),
+      ["Secret gated-secrets-000", "ClusterResourceSet gated-secrets", "HelmChartProxy gated"],
+    );
+    const secretTexts = ["fleet-deploy-key-7741", Buffer.from(DEPLOY_KEY).toString("base64")];
+    // The proxy alone: every install fails on the missing Secret.
+    await applyAll(
+      mgmt(),
+      objects.filter((o) => o.kind === "HelmChartProxy"),
+    );
+    for (const c of workloads()) {
+      await waitFor(`the install of gated to fail on the missing Secret in ${c.name}`, async () => {
+        const status = JSON.stringify((await releaseProxies(mgmt(), NS, "gated")).get(c.name)?.status ?? {});
+        return status.includes("Secret gitops/deploy-key not found") ? true : undefined;
+      });
+      assert.equal((await liveRelease(c.local, "gated", "gitops"))?.status, undefined);
+    }
+    // The ClusterResourceSet carries the Secret in; CAAPH's retries install the chart.
+    await applyAll(
+      mgmt(),
+      objects.filter((o) => o.kind !== "HelmChartProxy"),
+    );
+    for (const c of workloads()) {
+      assert.deepEqual((await deployed(c, "gated", "gitops")).values, { existingSecret: "deploy-key" });
+      const secret = await getObject(c.local, "v1", "Secret", "gitops", "deploy-key");
+      assert.deepEqual(secret?.data, { identity: Buffer.from(DEPLOY_KEY).toString("base64") });
+      assert.deepEqual((await getObject(c.local, "v1", "ConfigMap", "gitops", "gated-gate"))?.data, {
+        keys: "identity",
+      });
+    }
+    const management = [
+      JSON.stringify(await read(mgmt(), proxyPath(NS, "gated"))),
+      JSON.stringify([...(await releaseProxies(mgmt(), NS, "gated")).values()]),
+      JSON.stringify(await list(mgmt(), "/api/v1/events")),
+      readFileSync(join(mgmt().logDir, "caaph-manager.log"), "utf8"),
+      readFileSync(join(mgmt().logDir, "capi-manager.log"), "utf8"),
+    ];
+    for (const [i, text] of management.entries()) {
+      for (const t of secretTexts) assert.equal(text.includes(t), false, `place ${i} holds the secret`);
+    }
+    await removeProxy("gated");
+    await remove(mgmt(), resourceSetPath(NS, "gated-secrets"));
   });
 });
