@@ -13,6 +13,7 @@ import { ClusterAddon, type ClusterAddonProps } from "../../../constructs/index.
 import { SpecError } from "../../../core/errors.js";
 import type { KubeObject } from "../../../core/util/kube-object.js";
 import { newChart, testChart } from "../../support/constructs.js";
+import { runDocsExample } from "../../support/docs-example.js";
 
 const KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nfleet-key-5521\n-----END OPENSSH PRIVATE KEY-----\n";
 const SELECTOR = { matchLabels: { gitops: "flux" } };
@@ -165,5 +166,20 @@ describe("workloadSecrets", () => {
       message:
         'workloadSecrets[0].stringData["a"] is invalid: must be a string, got a number (a secret field: its content is never shown)',
     });
+  });
+
+  it("the secrets example of docs/cdk8s.md synthesizes the carrier, the ClusterResourceSet and a proxy without the key", async () => {
+    const all = await runDocsExample("### Secrets for a fleet", { DEPLOY_KEY: KEY });
+    assert.deepEqual(
+      all.map((o) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`),
+      [
+        "Secret default/flux-sync-secrets-000",
+        "ClusterResourceSet default/flux-sync-secrets",
+        "HelmChartProxy default/flux-sync",
+      ],
+    );
+    const proxy = JSON.stringify(all[2]);
+    assert.equal(proxy.includes("fleet-key-5521"), false);
+    assert.ok(proxy.includes("flux-deploy-key"));
   });
 });
