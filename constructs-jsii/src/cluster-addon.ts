@@ -93,6 +93,36 @@ export interface LabelSelector {
   readonly matchExpressions?: LabelSelectorRequirement[];
 }
 
+/** A Secret in the management cluster holding an OCI registry's credentials (a helm registry config JSON). */
+export interface CredentialsSecretReference {
+  /** The Secret's name. */
+  readonly name: string;
+  /** The key holding the registry config JSON. @default "config.json" */
+  readonly key?: string;
+  /** The Secret's namespace. @default the HelmChartProxy's */
+  readonly namespace?: string;
+}
+
+/** A Secret in the management cluster holding a CA bundle in key `ca.crt`. */
+export interface CaSecretReference {
+  /** The Secret's name. */
+  readonly name: string;
+  /** The Secret's namespace. @default the HelmChartProxy's */
+  readonly namespace?: string;
+}
+
+/** A Secret to create in every workload cluster a HelmChartProxy selects. */
+export interface WorkloadSecret {
+  /** The Secret's name in the workload cluster. */
+  readonly name: string;
+  /** Its namespace there. @default the release namespace */
+  readonly namespace?: string;
+  /** Its type. @default "Opaque" */
+  readonly type?: string;
+  /** Its data, as text. */
+  readonly stringData: { [key: string]: string };
+}
+
 /** Props of {@link ClusterAddon}. */
 export interface ClusterAddonProps {
   /** Where the chart comes from. */
@@ -140,6 +170,16 @@ export interface ClusterAddonProps {
   readonly clusterScopedKinds?: string[];
   /** Namespace of the ClusterResourceSet/HelmChartProxy and their carriers. @default the cdk8s Chart's namespace, if any */
   readonly carrierNamespace?: string;
+  /** HelmChartProxy, OCI charts: your Secret for `spec.credentials` (instead of a password in the chart source). @default none */
+  readonly credentialsSecret?: CredentialsSecretReference;
+  /** HelmChartProxy, OCI charts: your Secret for `spec.tlsConfig.caSecret` (instead of `caFile`). @default none */
+  readonly caSecret?: CaSecretReference;
+  /**
+   * HelmChartProxy: Secrets created in every selected workload cluster by a ClusterResourceSet
+   * `RELEASE-secrets` (resource-set Secret carriers); name them in `values`.
+   * @default none
+   */
+  readonly workloadSecrets?: WorkloadSecret[];
   /** Byte budget of one ClusterResourceSet ConfigMap/Secret (at most 1 MiB). @default 921600 */
   readonly maxCarrierBytes?: number;
   /** The helm binary. @default `$HELM_HANDOFF_HELM`, else "helm" on PATH */
@@ -320,6 +360,21 @@ function coreAddonProps(id: string, p: ClusterAddonProps): core.ClusterAddonProp
     clusterScopedKinds: p.clusterScopedKinds,
     carrierNamespace: p.carrierNamespace,
     maxCarrierBytes: p.maxCarrierBytes,
+    credentialsSecret:
+      p.credentialsSecret === undefined
+        ? undefined
+        : defined({
+            name: p.credentialsSecret.name,
+            key: p.credentialsSecret.key,
+            namespace: p.credentialsSecret.namespace,
+          }),
+    caSecret:
+      p.caSecret === undefined
+        ? undefined
+        : defined({ name: p.caSecret.name, namespace: p.caSecret.namespace }),
+    workloadSecrets: p.workloadSecrets?.map((w) =>
+      defined({ name: w.name, namespace: w.namespace, type: w.type, stringData: w.stringData }),
+    ),
     helmBinary: p.helmBinary,
     renderCache: p.renderCache,
     checkDeterminism: p.checkDeterminism,
