@@ -218,6 +218,7 @@ const SURFACE: Readonly<Record<string, readonly string[]>> = {
     "ClusterAddonOutput",
     "ClusterAddonProps",
     "ClusterAddonRecordInput",
+    "ClusterValue",
     "Duration",
     "DurationInput",
     "FluxHandoff",
