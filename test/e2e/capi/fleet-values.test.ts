@@ -36,9 +36,8 @@ import {
   releaseProxies,
   remove,
   resourceSetPath,
-  setClusterLabels,
-  setClusterNetwork,
   synth,
+  updateCluster,
 } from "../../support/capi.js";
 import { packageCharts } from "../../support/charts.js";
 import { clusterSuite } from "../../support/cluster.js";
@@ -140,11 +139,14 @@ describe("per-cluster values through one HelmChartProxy on the real CAAPH", {
     for (const [i, c] of workloads().entries()) {
       const d = DIFFERENCES[i];
       assert.ok(d);
-      await setClusterLabels(mgmt(), NS, c.name, { ...LABELS, region: d.region });
-      await setClusterNetwork(mgmt(), NS, c.name, {
-        pods: { cidrBlocks: [d.pods] },
-        services: { cidrBlocks: [`10.9${i}.0.0/16`] },
-      });
+      await updateCluster(mgmt(), NS, c.name, (live) => ({
+        ...live,
+        metadata: { ...live.metadata, labels: { ...LABELS, region: d.region } },
+        spec: {
+          ...live.spec,
+          clusterNetwork: { pods: { cidrBlocks: [d.pods] }, services: { cidrBlocks: [`10.9${i}.0.0/16`] } },
+        },
+      }));
     }
   });
   after(async () => {
