@@ -39,9 +39,9 @@ export type {
 export {
   ClusterAddon,
   type ClusterAddonProps,
-  type ClusterAddonRecordInput,
 } from "./cluster-addon.js";
 export type { LabelSelector } from "./cluster-resource-set.js";
+export { ClusterValue } from "./cluster-value.js";
 export {
   ArgoCdHandoff,
   type ArgoCdHandoffProps,

@@ -194,7 +194,7 @@ const SURFACE: Readonly<Record<string, readonly string[]>> = {
     "ChartSource",
     "ClusterAddon",
     "ClusterAddonProps",
-    "ClusterAddonRecordInput",
+    "ClusterValue",
     "Duration",
     "DurationInput",
     "FluxHandoff",
