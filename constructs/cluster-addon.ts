@@ -18,14 +18,16 @@ import {
 import { effectiveValues } from "../core/spec/values.js";
 import type { KubeObject } from "../core/util/kube-object.js";
 import { clusterResourceSetObjects, isEmptySelector, type LabelSelector } from "./cluster-resource-set.js";
-import { helmChartProxyObject } from "./helm-chart-proxy.js";
+import { type ClusterValueUse, collectClusterValues, refuseClusterValues } from "./cluster-value.js";
+import { helmChartProxyObjects, refuseProxyOnlyProps } from "./helm-chart-proxy.js";
 import { CLUSTER_SCOPED_KINDS, HOOKS_POLICIES, prepareObjects } from "./manifest.js";
 import { renderChart } from "./render.js";
+import { workloadSecretObjects } from "./workload-secrets.js";
 
-/** What a {@link ClusterAddon} synthesizes to. */
-export type ClusterAddonOutput = "Manifests" | "ClusterResourceSet" | "HelmChartProxy";
+/** What a {@link ClusterAddon} synthesizes to (a literal union on the props, not a public name). */
+export type ClusterAddonOutput = NonNullable<ClusterAddonProps["output"]>;
 
-/** The outputs, see {@link ClusterAddonOutput}. */
+/** The outputs, see {@link ClusterAddonProps.output}. */
 export const CLUSTER_ADDON_OUTPUTS: readonly ClusterAddonOutput[] = [
   "Manifests",
   "ClusterResourceSet",
@@ -42,14 +44,18 @@ export interface ClusterAddonProps extends Pick<AddonSpec, "chart" | "namespace"
   readonly releaseName?: string;
   /** Add a Namespace object for the release namespace (kept on takeover). @default false */
   readonly createNamespace?: boolean;
-  /** Chart values. @default {} */
+  /**
+   * Chart values. With output "HelmChartProxy" a value may be a `ClusterValue` (or a string
+   * holding one), which CAAPH fills in for each Cluster.
+   * @default {}
+   */
   readonly values?: Record<string, unknown>;
   /** Helm options (`skipCrds` and `disableHooks` affect rendering; the rest is used by HelmChartProxy). @default see InstallOptions */
   readonly install?: InstallOptions;
   /** Lifecycle strategy: ClusterResourceSet `strategy`, HelmChartProxy `reconcileStrategy`. @default "ApplyOnce" */
   readonly strategy?: Strategy;
   /** What to synthesize. @default "Manifests" */
-  readonly output?: ClusterAddonOutput;
+  readonly output?: "Manifests" | "ClusterResourceSet" | "HelmChartProxy";
   /** Selects the Clusters (required for the ClusterResourceSet and HelmChartProxy outputs). @default none */
   readonly clusterSelector?: LabelSelector;
   /** Kubernetes version for `.Capabilities.KubeVersion`, e.g. "1.36.0". @default helm's built-in default */
@@ -75,6 +81,51 @@ export interface ClusterAddonProps extends Pick<AddonSpec, "chart" | "namespace"
   readonly clusterScopedKinds?: readonly string[];
   /** Namespace of the ClusterResourceSet/HelmChartProxy and carriers (where the Clusters are). @default unset (the cdk8s Chart's namespace, if any) */
   readonly carrierNamespace?: string;
+  /**
+   * HelmChartProxy, `oci://` charts: a Secret already in the management cluster holding the
+   * registry's credentials (a helm registry config JSON), for `spec.credentials`; instead of
+   * `chart.username`/`chart.password`, which make the construct emit such a Secret itself.
+   * @default none
+   */
+  readonly credentialsSecret?: {
+    /** The Secret's name. */
+    readonly name: string;
+    /** The key holding the registry config JSON (`{"auths": {"HOST": {"auth": "…"}}}`). @default "config.json" */
+    readonly key?: string;
+    /** The Secret's namespace. @default the HelmChartProxy's */
+    readonly namespace?: string;
+  };
+  /**
+   * HelmChartProxy, `oci://` charts: a Secret already in the management cluster holding the
+   * registry's CA in key `ca.crt`, for `spec.tlsConfig.caSecret`; instead of `chart.caFile`,
+   * which makes the construct emit such a Secret itself.
+   * @default none
+   */
+  readonly caSecret?: {
+    /** The Secret's name. */
+    readonly name: string;
+    /** The Secret's namespace. @default the HelmChartProxy's */
+    readonly namespace?: string;
+  };
+  /**
+   * HelmChartProxy: Secrets the chart needs in every selected workload cluster (a Git deploy key,
+   * a repository token), which the proxy's plain-text values cannot carry. They travel in
+   * resource-set Secret carriers of a ClusterResourceSet `RELEASE-secrets` with the same selector
+   * (so the synth output holds them, as a sensitive ClusterResourceSet does) and are created in
+   * each workload cluster before or while the chart installs; name them in `values`
+   * (`existingSecret`-style).
+   * @default none
+   */
+  readonly workloadSecrets?: readonly {
+    /** The Secret's name in the workload cluster. */
+    readonly name: string;
+    /** Its namespace there. @default the release namespace */
+    readonly namespace?: string;
+    /** Its type. @default "Opaque" */
+    readonly type?: string;
+    /** Its data, as text (never shown in a message). */
+    readonly stringData: Readonly<Record<string, string>>;
+  }[];
   /** Byte budget of one ClusterResourceSet ConfigMap/Secret. @default 900 KiB */
   readonly maxCarrierBytes?: number;
   /** The helm binary (a path, or a name looked up on PATH). @default `$HELM_HANDOFF_HELM`, else "helm" on PATH */
@@ -83,23 +134,6 @@ export interface ClusterAddonProps extends Pick<AddonSpec, "chart" | "namespace"
   readonly renderCache?: boolean;
   /** Render twice on a cache miss and warn when the chart renders differently each time. @default true */
   readonly checkDeterminism?: boolean;
-}
-
-/** Input of {@link ClusterAddon.handoffRecord}: what only the cluster side knows. */
-export interface ClusterAddonRecordInput {
-  /** Cluster identity (see `clusterIdentityFromKubeconfig`). */
-  readonly clusterId: string;
-  /** API server URL. */
-  readonly server: string;
-  /** When the manifests were applied. @default the epoch (unknown) */
-  readonly installedAt?: string | Date;
-  /** Release revision. @default 0 (applied manifests, no Helm release yet) */
-  readonly revision?: number;
-  /**
-   * A secret key (see `newDigestKey`) for the record's keyed `valuesDigest`; keep it out of the
-   * synthesized output. @default none: the record's `valuesDigest` is `""`
-   */
-  readonly valuesDigestKey?: string;
 }
 
 const METADATA_WARNING = "helm-handoff:warning";
@@ -122,10 +156,10 @@ export class ClusterAddon extends Construct {
   /** The release namespace. */
   public readonly namespace: string;
   /** The output synthesized. */
-  public readonly output: ClusterAddonOutput;
+  public readonly output: "Manifests" | "ClusterResourceSet" | "HelmChartProxy";
   /** The prepared objects in apply order (empty for HelmChartProxy, which renders nothing). */
   public readonly objects: readonly KubeObject[];
-  /** The ApiObjects added to the tree (objects, carriers or the HelmChartProxy). */
+  /** The ApiObjects added to the tree (objects, carriers, or the HelmChartProxy after the Secrets it references). */
   public readonly apiObjects: readonly ApiObject[];
   /** Whether the render came from the cache. */
   public readonly fromCache: boolean;
@@ -134,6 +168,7 @@ export class ClusterAddon extends Construct {
   /** The warnings raised while building. */
   public readonly warnings: readonly string[];
   private readonly spec: ResolvedSpec;
+  private readonly clusterValues: readonly ClusterValueUse[];
 
   /**
    * @param scope - parent (inside a cdk8s Chart)
@@ -143,12 +178,19 @@ export class ClusterAddon extends Construct {
    */
   public constructor(scope: Construct, id: string, props: ClusterAddonProps) {
     super(scope, id);
-    const spec = validateSpec({ ...props, releaseName: props.releaseName ?? id });
+    const collected = collectClusterValues(props.values ?? {});
+    const spec = validateSpec({
+      ...props,
+      ...(props.values !== undefined ? { values: collected.values } : {}),
+      releaseName: props.releaseName ?? id,
+    });
     this.spec = spec;
     this.releaseName = spec.releaseName;
     this.namespace = spec.namespace;
     const output = validateProps(props);
     this.output = output;
+    refuseClusterValues(collected.uses, output);
+    this.clusterValues = collected.uses;
     const warnings: string[] = [];
     const chartNamespace = Chart.of(this).namespace;
     const carrierNamespace = props.carrierNamespace;
@@ -157,12 +199,24 @@ export class ClusterAddon extends Construct {
     let fromCache = false;
     let nondeterministic: readonly string[] = [];
     if (output === "HelmChartProxy") {
+      const secrets = workloadSecretObjects(props.workloadSecrets ?? [], {
+        releaseName: spec.releaseName,
+        releaseNamespace: spec.namespace,
+        createNamespace: spec.createNamespace,
+        namespace: carrierNamespace,
+        clusterSelector: props.clusterSelector ?? {},
+        strategy: spec.strategy,
+        apiVersion: props.clusterApiVersion,
+      });
       toAdd = [
-        helmChartProxyObject(spec, {
+        ...secrets,
+        ...helmChartProxyObjects(spec, {
           name: spec.releaseName,
           ...(carrierNamespace !== undefined ? { namespace: carrierNamespace } : {}),
           clusterSelector: props.clusterSelector ?? {},
           values: effectiveValues(spec),
+          credentialsSecret: props.credentialsSecret,
+          caSecret: props.caSecret,
         }),
       ];
     } else {
@@ -236,8 +290,30 @@ export class ClusterAddon extends Construct {
   /**
    * The handoff record of this add-on once its output has been applied to a cluster, for the
    * GitOps handoff objects (`fluxHandoffObjects`, `argoCdApplicationObject`).
+   * @param input - what only the cluster side knows
    */
-  public handoffRecord(input: ClusterAddonRecordInput): HandoffRecord {
+  public handoffRecord(input: {
+    /** Cluster identity (see `clusterIdentityFromKubeconfig`). */
+    readonly clusterId: string;
+    /** API server URL. */
+    readonly server: string;
+    /** When the manifests were applied. @default the epoch (unknown) */
+    readonly installedAt?: string | Date;
+    /** Release revision. @default 0 (applied manifests, no Helm release yet) */
+    readonly revision?: number;
+    /**
+     * A secret key (see `newDigestKey`) for the record's keyed `valuesDigest`; keep it out of the
+     * synthesized output. @default none: the record's `valuesDigest` is `""`
+     */
+    readonly valuesDigestKey?: string;
+  }): HandoffRecord {
+    const use = this.clusterValues[0];
+    if (use !== undefined) {
+      throw new SpecError(
+        use.at,
+        `${use.at} holds ClusterValue ${use.values[0]?.path}, which differs from Cluster to Cluster: a handoff record names the values of one cluster; give the value itself in the add-on whose record you hand off`,
+      );
+    }
     return makeHandoffRecord({
       clusterId: input.clusterId,
       server: input.server,
@@ -305,6 +381,7 @@ function validateProps(props: ClusterAddonProps): ClusterAddonOutput {
       'clusterSelector only applies to the outputs "ClusterResourceSet" and "HelmChartProxy"',
     );
   }
+  refuseProxyOnlyProps(props, output);
   if (output === "HelmChartProxy" && props.sensitive) {
     throw new SpecError(
       "sensitive",

@@ -8,7 +8,9 @@ import { stringify } from "yaml";
 import { SpecError } from "../core/errors.js";
 import type { ResolvedSpec } from "../core/spec/index.js";
 import type { KubeObject } from "../core/util/kube-object.js";
+import { type CaSecretRef, type CredentialsSecretRef, proxySourceFields } from "./chart-credentials.js";
 import { isEmptySelector, type LabelSelector } from "./cluster-resource-set.js";
+import { templateWithClusterValues } from "./cluster-value.js";
 
 /** Options of {@link helmChartProxyObject}. */
 export interface HelmChartProxyOptions {
@@ -22,6 +24,10 @@ export interface HelmChartProxyOptions {
   readonly values: Readonly<Record<string, unknown>>;
   /** Labels of the HelmChartProxy. @default none */
   readonly labels?: Readonly<Record<string, string>>;
+  /** A Secret of the user's with the OCI registry's credentials. @default none */
+  readonly credentialsSecret?: CredentialsSecretRef | undefined;
+  /** A Secret of the user's with the repository's CA. @default none */
+  readonly caSecret?: CaSecretRef | undefined;
 }
 
 /**
@@ -37,11 +43,17 @@ export function valuesTemplateOf(values: Readonly<Record<string, unknown>>): str
  * A HelmChartProxy for `spec`: chart, repository, version, release name and namespace as given,
  * `reconcileStrategy` InstallOnce (ApplyOnce) or Continuous (Reconcile), helm options from
  * `spec.install` (wait, waitForJobs, timeout, skipCRDs, disableHooks) and
- * `options.install.createNamespace` from `spec.createNamespace`.
+ * `options.install.createNamespace` from `spec.createNamespace`. A value holding a `ClusterValue`
+ * becomes a Go template action CAAPH evaluates for each Cluster; every other `{{` stays literal.
  *
- * @throws SpecError for a local chart (CAAPH installs from repositories only) or an empty selector
+ * Credentials and CA (see `chart-credentials.ts`) become `spec.credentials` and
+ * `spec.tlsConfig.caSecret` referencing a Secret: the user's, or one returned before the proxy.
+ *
+ * @returns the Secrets to emit (none unless the chart source gives a password or a CA file), then the HelmChartProxy
+ * @throws SpecError for a local chart (CAAPH installs from repositories only), an empty selector or
+ * a chart-source field CAAPH cannot carry
  */
-export function helmChartProxyObject(spec: ResolvedSpec, options: HelmChartProxyOptions): KubeObject {
+export function helmChartProxyObjects(spec: ResolvedSpec, options: HelmChartProxyOptions): KubeObject[] {
   const c = spec.chart;
   if (c.kind === "path") {
     throw new SpecError(
@@ -55,9 +67,15 @@ export function helmChartProxyObject(spec: ResolvedSpec, options: HelmChartProxy
       'clusterSelector is required for a HelmChartProxy: give matchLabels or matchExpressions selecting the Clusters, e.g. { matchLabels: { cni: "bootstrap" } }',
     );
   }
+  const source = proxySourceFields(c, {
+    releaseName: spec.releaseName,
+    namespace: options.namespace,
+    credentialsSecret: options.credentialsSecret,
+    caSecret: options.caSecret,
+  });
   const i = spec.install;
-  const valuesTemplate = valuesTemplateOf(options.values);
-  return {
+  const valuesTemplate = templateWithClusterValues(options.values, valuesTemplateOf);
+  const proxy: KubeObject = {
     apiVersion: "addons.cluster.x-k8s.io/v1alpha1",
     kind: "HelmChartProxy",
     metadata: {
@@ -82,7 +100,36 @@ export function helmChartProxyObject(spec: ResolvedSpec, options: HelmChartProxy
         disableHooks: i.disableHooks,
         install: { createNamespace: spec.createNamespace },
       },
-      ...(c.insecureSkipTlsVerify ? { tlsConfig: { insecureSkipTLSVerify: true } } : {}),
+      ...source.spec,
     },
   };
+  return [...source.secrets, proxy];
+}
+
+/** The props only a HelmChartProxy output takes, as {@link refuseProxyOnlyProps} reads them. */
+interface ProxyOnlyProps {
+  readonly workloadSecrets?: unknown;
+  readonly credentialsSecret?: unknown;
+  readonly caSecret?: unknown;
+}
+
+/**
+ * Refuses the props only the HelmChartProxy output takes with another output.
+ * @throws SpecError naming the prop and what to do instead
+ */
+export function refuseProxyOnlyProps(props: ProxyOnlyProps, output: string): void {
+  if (output !== "HelmChartProxy" && props.workloadSecrets !== undefined) {
+    throw new SpecError(
+      "workloadSecrets",
+      `workloadSecrets only applies to output "HelmChartProxy"; with output "${output}" the chart renders at synth: give the secret in values with sensitive: true (a ClusterResourceSet carries it in Secrets), or create the Secret yourself`,
+    );
+  }
+  for (const prop of ["credentialsSecret", "caSecret"] as const) {
+    if (output !== "HelmChartProxy" && props[prop] !== undefined) {
+      throw new SpecError(
+        prop,
+        `${prop} only applies to output "HelmChartProxy" (CAAPH reads the Secret in the management cluster); output "${output}" renders at synth: give the credentials or CA in chart instead`,
+      );
+    }
+  }
 }

@@ -38,11 +38,10 @@ export type {
 } from "../core/index.js";
 export {
   ClusterAddon,
-  type ClusterAddonOutput,
   type ClusterAddonProps,
-  type ClusterAddonRecordInput,
 } from "./cluster-addon.js";
 export type { LabelSelector } from "./cluster-resource-set.js";
+export { ClusterValue } from "./cluster-value.js";
 export {
   ArgoCdHandoff,
   type ArgoCdHandoffProps,

@@ -34,9 +34,9 @@ if (emitted.status !== 0) process.exit(emitted.status ?? 1);
 const BUDGET = {
   ".": 40,
   "./pulumi": 20,
-  "./pulumi/dynamic": 21,
+  "./pulumi/dynamic": 7,
   "./gitops": 29,
-  "./cdk8s": 25,
+  "./cdk8s": 24,
   "./local-cluster": 12,
 };
 

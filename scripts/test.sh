@@ -25,6 +25,8 @@ fi
 # removed at the end: nothing a test forgets or a killed process leaves stays in /tmp. helm's
 # Kubernetes discovery cache too: it keeps a directory per API server address, and every local
 # cluster has a new one, so it would otherwise grow in ~/.kube/cache run after run.
+# A failed chaos run's transcript is the exception: it goes to the caller's temp dir and stays.
+export HELM_HANDOFF_CHAOS_DIR="${HELM_HANDOFF_CHAOS_DIR:-${TMPDIR:-/tmp}/helm-handoff-chaos}"
 run_tmp="$(mktemp -d "${TMPDIR:-/tmp}/helm-handoff-test-run-XXXXXX")"
 trap 'rm -rf "$run_tmp"' EXIT
 export TMPDIR="$run_tmp"

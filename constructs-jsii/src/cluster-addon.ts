@@ -10,6 +10,7 @@ import type * as coreTypes from "helm-handoff";
 // The ES-module package, loaded with require() (Node >= 22.12): the one implementation.
 import * as core from "helm-handoff/cdk8s";
 import type { ChartSource } from "./chart-source.js";
+import { coreValues } from "./cluster-value.js";
 import { defined } from "./defined.js";
 
 /** What a {@link ClusterAddon} synthesizes to. */
@@ -92,6 +93,36 @@ export interface LabelSelector {
   readonly matchExpressions?: LabelSelectorRequirement[];
 }
 
+/** A Secret in the management cluster holding an OCI registry's credentials (a helm registry config JSON). */
+export interface CredentialsSecretReference {
+  /** The Secret's name. */
+  readonly name: string;
+  /** The key holding the registry config JSON. @default "config.json" */
+  readonly key?: string;
+  /** The Secret's namespace. @default the HelmChartProxy's */
+  readonly namespace?: string;
+}
+
+/** A Secret in the management cluster holding a CA bundle in key `ca.crt`. */
+export interface CaSecretReference {
+  /** The Secret's name. */
+  readonly name: string;
+  /** The Secret's namespace. @default the HelmChartProxy's */
+  readonly namespace?: string;
+}
+
+/** A Secret to create in every workload cluster a HelmChartProxy selects. */
+export interface WorkloadSecret {
+  /** The Secret's name in the workload cluster. */
+  readonly name: string;
+  /** Its namespace there. @default the release namespace */
+  readonly namespace?: string;
+  /** Its type. @default "Opaque" */
+  readonly type?: string;
+  /** Its data, as text. */
+  readonly stringData: { [key: string]: string };
+}
+
 /** Props of {@link ClusterAddon}. */
 export interface ClusterAddonProps {
   /** Where the chart comes from. */
@@ -105,7 +136,11 @@ export interface ClusterAddonProps {
   readonly namespace?: string;
   /** Add a Namespace object for the release namespace (kept on takeover). @default false */
   readonly createNamespace?: boolean;
-  /** Chart values: a JSON-like map. @default none */
+  /**
+   * Chart values: a JSON-like map. With `ClusterAddonOutput.HELM_CHART_PROXY` a value may be a
+   * `ClusterValue` (or a string holding its `toString()`), which CAAPH fills in for each Cluster.
+   * @default none
+   */
   readonly values?: { [key: string]: any };
   /** Paths of YAML values files, applied before `values`. @default none */
   readonly valueFiles?: string[];
@@ -135,6 +170,16 @@ export interface ClusterAddonProps {
   readonly clusterScopedKinds?: string[];
   /** Namespace of the ClusterResourceSet/HelmChartProxy and their carriers. @default the cdk8s Chart's namespace, if any */
   readonly carrierNamespace?: string;
+  /** HelmChartProxy, OCI charts: your Secret for `spec.credentials` (instead of a password in the chart source). @default none */
+  readonly credentialsSecret?: CredentialsSecretReference;
+  /** HelmChartProxy, OCI charts: your Secret for `spec.tlsConfig.caSecret` (instead of `caFile`). @default none */
+  readonly caSecret?: CaSecretReference;
+  /**
+   * HelmChartProxy: Secrets created in every selected workload cluster by a ClusterResourceSet
+   * `RELEASE-secrets` (resource-set Secret carriers); name them in `values`.
+   * @default none
+   */
+  readonly workloadSecrets?: WorkloadSecret[];
   /** Byte budget of one ClusterResourceSet ConfigMap/Secret (at most 1 MiB). @default 921600 */
   readonly maxCarrierBytes?: number;
   /** The helm binary. @default `$HELM_HANDOFF_HELM`, else "helm" on PATH */
@@ -270,7 +315,7 @@ export class ClusterAddon extends Construct {
           installedAt: input.installedAt,
           revision: input.revision,
           valuesDigestKey: input.valuesDigestKey,
-        }) as core.ClusterAddonRecordInput,
+        }) as Parameters<core.ClusterAddon["handoffRecord"]>[0],
       ),
     );
   }
@@ -283,7 +328,7 @@ function coreAddonProps(id: string, p: ClusterAddonProps): core.ClusterAddonProp
     releaseName: p.releaseName ?? id,
     namespace: p.namespace,
     createNamespace: p.createNamespace,
-    values: p.values,
+    values: coreValues(p.values),
     valueFiles: p.valueFiles,
     install:
       install === undefined
@@ -315,6 +360,21 @@ function coreAddonProps(id: string, p: ClusterAddonProps): core.ClusterAddonProp
     clusterScopedKinds: p.clusterScopedKinds,
     carrierNamespace: p.carrierNamespace,
     maxCarrierBytes: p.maxCarrierBytes,
+    credentialsSecret:
+      p.credentialsSecret === undefined
+        ? undefined
+        : defined({
+            name: p.credentialsSecret.name,
+            key: p.credentialsSecret.key,
+            namespace: p.credentialsSecret.namespace,
+          }),
+    caSecret:
+      p.caSecret === undefined
+        ? undefined
+        : defined({ name: p.caSecret.name, namespace: p.caSecret.namespace }),
+    workloadSecrets: p.workloadSecrets?.map((w) =>
+      defined({ name: w.name, namespace: w.namespace, type: w.type, stringData: w.stringData }),
+    ),
     helmBinary: p.helmBinary,
     renderCache: p.renderCache,
     checkDeterminism: p.checkDeterminism,

@@ -36,7 +36,8 @@ export function isVersionConstraint(text: string): boolean {
   return CONSTRAINT.test(text);
 }
 
-const REPO_KEYS = new Set([
+/** The fields of a repository chart source, in the order messages list them. */
+export const REPO_CHART_FIELDS: ReadonlySet<string> = new Set([
   "repo",
   "name",
   "version",
@@ -107,10 +108,10 @@ function validatePathChart(value: Record<string, unknown>): ResolvedPathChart {
 
 function validateRepoChart(value: Record<string, unknown>): ResolvedRepoChart {
   for (const key of Object.keys(value)) {
-    if (!REPO_KEYS.has(key)) {
+    if (!REPO_CHART_FIELDS.has(key)) {
       throw new SpecError(
         `chart.${key}`,
-        `chart.${key} is not a known field: a repository chart takes ${[...REPO_KEYS].join(", ")}`,
+        `chart.${key} is not a known field: a repository chart takes ${[...REPO_CHART_FIELDS].join(", ")}`,
       );
     }
   }

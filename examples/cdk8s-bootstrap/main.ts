@@ -16,7 +16,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { App, Chart } from "cdk8s";
 import type { Construct } from "constructs";
-import { ClusterAddon, type ClusterAddonOutput } from "../../constructs/index.js";
+import { ClusterAddon, type ClusterAddonProps } from "../../constructs/index.js";
 
 /** The example's charts directory, from the sources or from dist/. */
 export function chartsDir(): string {
@@ -32,7 +32,10 @@ export function chartsDir(): string {
 }
 
 /** Adds the CNI and the GitOps controller to `scope` with the given output. */
-export function addBootstrap(scope: Construct, output: ClusterAddonOutput): ClusterAddon[] {
+export function addBootstrap(
+  scope: Construct,
+  output: NonNullable<ClusterAddonProps["output"]>,
+): ClusterAddon[] {
   const charts = chartsDir();
   const carrier =
     output === "Manifests" ? {} : { output, clusterSelector: { matchLabels: { bootstrap: "true" } } };

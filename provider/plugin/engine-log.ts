@@ -15,51 +15,86 @@ import { logRequest } from "./wire.js";
 /** `pulumirpc.LogSeverity`. */
 const INFO = 1;
 const WARNING = 2;
-
-/** The engine's address among the plugin's arguments (`HOST:PORT`; flags start with `-`), if any. */
-export function engineAddress(args: readonly string[]): string | undefined {
-  return args.find((a) => /^[\w.-]+:\d+$/.test(a) || /^\[[\d:a-f]+\]:\d+$/i.test(a));
-}
+/** `pulumirpc.LogSeverity.ERROR`. */
+export const ERROR = 3;
 
 /** Takes one progress line (`[helm-handoff] NAME: MESSAGE`). */
 export type LineSink = (line: string) => void;
+
+/** One connection per engine address, reopened when it fails. */
+const sessions = new Map<string, http2.ClientHttp2Session>();
+
+function sessionFor(address: string): http2.ClientHttp2Session {
+  let session = sessions.get(address);
+  if (session === undefined || session.closed || session.destroyed) {
+    const opened = http2.connect(`http://${address}`);
+    opened.on("error", () => sessions.delete(address));
+    opened.unref();
+    sessions.set(address, opened);
+    session = opened;
+  }
+  return session;
+}
+
+/** How {@link sendEngineLog} falls back. */
+export interface SendOptions {
+  /** What goes to stderr when the engine does not take the line. @default the line */
+  readonly fallback?: string;
+  /** How long the engine may take before the line goes to stderr instead. @default no limit */
+  readonly deadlineMs?: number;
+}
+
+/**
+ * Logs `line` at `severity` through the engine at `address`, or writes it to stderr when the engine
+ * does not take it. Settles when either has happened.
+ */
+export function sendEngineLog(
+  address: string,
+  severity: number,
+  line: string,
+  options: SendOptions = {},
+): Promise<void> {
+  const fallback = options.fallback ?? line;
+  const message = logRequest(severity, line);
+  const frame = Buffer.alloc(5);
+  frame.writeUInt32BE(message.length, 1);
+  return new Promise((resolve) => {
+    let done = false;
+    const settle = (ok: boolean): void => {
+      if (done) return;
+      done = true;
+      if (timer !== undefined) clearTimeout(timer);
+      if (!ok) process.stderr.write(`${fallback}\n`);
+      resolve();
+    };
+    const timer =
+      options.deadlineMs === undefined ? undefined : setTimeout(() => settle(false), options.deadlineMs);
+    timer?.unref();
+    try {
+      const call = sessionFor(address).request({
+        ":method": "POST",
+        ":path": "/pulumirpc.Engine/Log",
+        "content-type": "application/grpc",
+        te: "trailers",
+      });
+      call.on("error", () => settle(false));
+      call.on("trailers", (trailers) => settle(String(trailers["grpc-status"] ?? "0") === "0"));
+      call.on("end", () => settle(true));
+      call.resume();
+      call.end(Buffer.concat([frame, message]));
+    } catch {
+      settle(false);
+    }
+  });
+}
 
 /**
  * A sink that logs each line through the engine at `address`, falling back to stderr: a warning
  * when its message starts with `warning:`, else info.
  */
 export function engineLogSink(address: string): LineSink {
-  let session: http2.ClientHttp2Session | undefined;
-  const connect = (): http2.ClientHttp2Session => {
-    if (session === undefined || session.closed || session.destroyed) {
-      session = http2.connect(`http://${address}`);
-      session.on("error", () => {
-        session = undefined;
-      });
-      session.unref();
-    }
-    return session;
-  };
   return (line) => {
-    const message = logRequest(
-      /\] [^:]+: warning:/.test(line) || line.startsWith("warning:") ? WARNING : INFO,
-      line,
-    );
-    const frame = Buffer.alloc(5);
-    frame.writeUInt32BE(message.length, 1);
-    try {
-      const call = connect().request({
-        ":method": "POST",
-        ":path": "/pulumirpc.Engine/Log",
-        "content-type": "application/grpc",
-        te: "trailers",
-      });
-      call.on("error", () => process.stderr.write(`${line}\n`));
-      call.on("response", () => undefined);
-      call.resume();
-      call.end(Buffer.concat([frame, message]));
-    } catch {
-      process.stderr.write(`${line}\n`);
-    }
+    const severity = /\] [^:]+: warning:/.test(line) || line.startsWith("warning:") ? WARNING : INFO;
+    void sendEngineLog(address, severity, line);
   };
 }

@@ -19,11 +19,12 @@ import { readFileSync } from "node:fs";
 import type * as provider from "@pulumi/pulumi/provider/index.js";
 import { SpecError } from "../../core/errors.js";
 import { plainStackTraces } from "../process/edge.js";
+import { engineAddress, noteFailedStep } from "../process/failed-steps.js";
 import { setProgressSink } from "../process/progress.js";
 import type { ResolvedAddonArgs } from "../state/encode.js";
 import { ADDON_TYPE } from "../state/resource.js";
 import type { ReleaseInputs, ReleaseOutputs } from "../state/shape.js";
-import { engineAddress, engineLogSink } from "./engine-log.js";
+import { engineLogSink } from "./engine-log.js";
 import { containsUnknown, UNKNOWN, unwrapSecrets, wrapSecrets } from "./secrets.js";
 
 type Props = Record<string, unknown>;
@@ -109,6 +110,7 @@ async function checkAddon(urn: string, olds: unknown, news: unknown): Promise<pr
       unknown: UNKNOWN,
     }) as ReleaseInputs;
   } catch (err) {
+    noteFailedStep();
     if (err instanceof SpecError) {
       return { failures: [{ property: err.field.split(".")[0] ?? err.field, reason: err.message }] };
     }

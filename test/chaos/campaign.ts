@@ -11,6 +11,7 @@
  */
 import { median } from "../../bench/stats.js";
 import { FAULT_KINDS, type FaultKind } from "./faults.js";
+import { LOAD_KINDS, type LoadChoice } from "./load.js";
 import { type RunReport, runOnce } from "./run.js";
 import { typedErrorClass } from "./user-errors.js";
 import { startWorld } from "./world.js";
@@ -29,6 +30,10 @@ export interface CampaignOptions {
    * processes, each with its own world). @default every run
    */
   readonly lane?: { readonly index: number; readonly count: number };
+  /** Local clusters in the world; a run's add-ons are spread over them in one program. @default 1 */
+  readonly clusters?: number;
+  /** The load beside each run (`load.ts`): one for all, or drawn per run. @default "none" */
+  readonly load?: LoadChoice;
 }
 
 /** The campaign's result. */
@@ -43,14 +48,20 @@ export interface CampaignResult {
 /** Runs the campaign; never throws for what a run finds (only when the world cannot start). */
 export async function runCampaign(options: CampaignOptions): Promise<CampaignResult> {
   const { log } = options;
-  const world = await startWorld(log);
+  const world = await startWorld(log, options.clusters ?? 1);
   const reports: RunReport[] = [];
   const started = Date.now();
   try {
     const lane = options.lane ?? { index: 0, count: 1 };
     for (let i = lane.index; i < options.runs; i += lane.count) {
       const seed = (options.seed + i) >>> 0;
-      const report = await runOnce({ world, seed, addons: options.addons, log });
+      const report = await runOnce({
+        world,
+        seed,
+        addons: options.addons,
+        log,
+        load: options.load ?? "none",
+      });
       reports.push(report);
       const verdict = report.violations.length === 0 ? "ok" : `FAILED (seed ${seed})`;
       log(`run ${i + 1}/${options.runs} seed ${seed}: ${verdict} in ${(report.ms / 1000).toFixed(1)} s`);
@@ -91,12 +102,17 @@ export function campaignFigures(
   }
   const drivers = new Map<string, number>();
   for (const r of reports) drivers.set(r.driver, (drivers.get(r.driver) ?? 0) + 1);
+  const loads = LOAD_KINDS.map((kind) => {
+    const loaded = reports.filter((r) => r.load === kind);
+    return `${kind} ${loaded.length} (${loaded.filter((r) => r.violations.length > 0).length} failed)`;
+  });
   const violations = reports.reduce((n, r) => n + r.violations.length, 0);
   const failed = reports.filter((r) => r.violations.length > 0);
   const s = (v: number): string => `${(v / 1000).toFixed(1)} s`;
   return [
     `chaos campaign: seed ${options.seed}, ${reports.length} runs of ${options.addons} add-ons, ${s(ms)} in all`,
     `drivers: ${[...drivers].map(([d, n]) => `${d} ${n}`).join(", ")}`,
+    `load beside the runs: ${loads.join(", ")}`,
     `operations: ${ops.length}; faults injected (hit/drawn): ${hit.length}/${ops.length}`,
     `  by kind: ${FAULT_KINDS.map(byKind).join(", ")}`,
     `runs converged: ${reports.filter((r) => r.converged).length}/${reports.length}`,

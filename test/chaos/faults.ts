@@ -2,7 +2,7 @@
  * The faults of the campaign: what each kind does, drawn from the run's generator, and injected at
  * its moment while one operation runs. Process kills find their target among the sandbox's
  * processes (every process the campaign's Pulumi CLI starts carries the sandbox `TMPDIR`); cluster
- * faults act on the shared local cluster; network faults on the TCP proxy in front of its API
+ * faults act on one of the world's local clusters; network faults on the TCP proxy in front of its API
  * server; repository faults on the HTTP chart repository. An injection reports whether it hit
  * something (a kill found its process, a repository fault saw a request, a cluster fault happened
  * while the operation still ran) and heals before it resolves, except `apiserver-dead`, which heals
@@ -43,6 +43,8 @@ export interface FaultPlan {
   readonly size: number;
   /** How a cut network behaves (`net-cut` only). */
   readonly cutMode: CutMode;
+  /** Which cluster a cluster or network fault hits (an index into the world's targets). */
+  readonly target: number;
 }
 
 /** What an injection did. */
@@ -54,8 +56,19 @@ export interface Injection {
   readonly note: string;
 }
 
-/** Draws one fault. */
-export function drawFault(rng: Rng): FaultPlan {
+/** The kinds that act on one cluster (its API server, etcd, or the network to it). */
+const CLUSTER_FAULTS: ReadonlySet<FaultKind> = new Set([
+  "apiserver-restart",
+  "apiserver-dead",
+  "etcd-pause",
+  "net-cut",
+]);
+
+/**
+ * Draws one fault; with several `clusters`, a cluster fault also draws the one it hits (only then,
+ * so a one-cluster run draws what it always drew).
+ */
+export function drawFault(rng: Rng, clusters = 1): FaultPlan {
   const kind = rng.pick(FAULT_KINDS);
   const atMs = rng.int(0, 2500);
   const size =
@@ -67,7 +80,8 @@ export function drawFault(rng: Rng): FaultPlan {
           ? 0
           : rng.int(500, 8000);
   const cutMode: CutMode = rng.chance(0.5) ? "reset" : "blackhole";
-  return { kind, atMs, size, cutMode };
+  const target = clusters > 1 && CLUSTER_FAULTS.has(kind) ? rng.int(0, clusters - 1) : 0;
+  return { kind, atMs, size, cutMode, target };
 }
 
 /** A process of the sandbox: pid, argv[0]'s base name and the whole command line. */
@@ -114,6 +128,8 @@ export async function inject(world: World, plan: FaultPlan, running: () => boole
   const until = Date.now() + plan.atMs;
   while (Date.now() < until && running()) await sleep(Math.min(50, until - Date.now()));
   const missed = (what: string): Injection => ({ plan, hit: false, note: what });
+  const { cluster, proxy } = world.targets[plan.target] ?? world.targets[0];
+  const on = world.targets.length > 1 ? ` (cluster ${plan.target})` : "";
   if (!running()) return missed("the operation ended before the fault's moment");
   switch (plan.kind) {
     case "kill-pulumi": {
@@ -149,19 +165,19 @@ export async function inject(world: World, plan: FaultPlan, running: () => boole
       };
     }
     case "apiserver-restart": {
-      await world.cluster.killApiServer();
+      await cluster.killApiServer();
       await sleep(plan.size);
-      await world.cluster.startApiServer();
-      return { plan, hit: true, note: `API server down for ${plan.size} ms` };
+      await cluster.startApiServer();
+      return { plan, hit: true, note: `API server down for ${plan.size} ms${on}` };
     }
     case "apiserver-dead": {
-      await world.cluster.killApiServer();
+      await cluster.killApiServer();
       while (running()) await sleep(100);
-      await world.cluster.startApiServer();
-      return { plan, hit: true, note: "API server down until the operation ended" };
+      await cluster.startApiServer();
+      return { plan, hit: true, note: `API server down until the operation ended${on}` };
     }
     case "etcd-pause": {
-      const etcd = world.cluster.processes().find((p) => p.name === "etcd");
+      const etcd = cluster.processes().find((p) => p.name === "etcd");
       if (etcd === undefined) return missed("no etcd process");
       process.kill(etcd.pid, "SIGSTOP");
       try {
@@ -169,7 +185,7 @@ export async function inject(world: World, plan: FaultPlan, running: () => boole
       } finally {
         process.kill(etcd.pid, "SIGCONT");
       }
-      return { plan, hit: true, note: `etcd paused for ${plan.size} ms` };
+      return { plan, hit: true, note: `etcd paused for ${plan.size} ms${on}` };
     }
     case "repo-5xx": {
       const before = world.repo.log().length;
@@ -196,10 +212,14 @@ export async function inject(world: World, plan: FaultPlan, running: () => boole
         : missed("no request reached the stalled repository");
     }
     case "net-cut": {
-      world.proxy.cut(plan.cutMode);
+      proxy.cut(plan.cutMode);
       await sleep(plan.size);
-      world.proxy.restore();
-      return { plan, hit: true, note: `network to the API server cut (${plan.cutMode}) for ${plan.size} ms` };
+      proxy.restore();
+      return {
+        plan,
+        hit: true,
+        note: `network to the API server cut (${plan.cutMode}) for ${plan.size} ms${on}`,
+      };
     }
   }
 }

@@ -23,7 +23,7 @@ import { repoRoot } from "../support/repo-root.js";
 import type { Driver } from "./drivers.js";
 import type { AddonModel, Pinned } from "./model.js";
 import { readPinned } from "./other-owners.js";
-import type { World } from "./world.js";
+import { targetOf, type World } from "./world.js";
 
 /** Revisions a release may have at most after one run (installs, upgrades, recovery rollbacks). */
 const MAX_REVISIONS = 12;
@@ -63,7 +63,8 @@ export async function checkInvariants(
     }
   }
   for (const a of addons) {
-    const revisions = await storedRevisions(world.cluster, a.name);
+    const { cluster } = targetOf(world, a);
+    const revisions = await storedRevisions(cluster, a.name);
     // The release's state is its latest revision's; an older one left pending by a helm write the
     // API server dropped is history, counted apart.
     const latest = revisions.at(-1);
@@ -76,7 +77,7 @@ export async function checkInvariants(
     }
     if (revisions.length > MAX_REVISIONS)
       violations.push(`${a.name}: ${revisions.length} revisions (an install or upgrade loop?)`);
-    const live = await liveRelease(world.cluster, a.name);
+    const live = await liveRelease(cluster, a.name);
     if (a.expected === undefined) {
       if (live !== undefined)
         violations.push(`${a.name}: should have no release, has revision ${live.revision} (${live.status})`);
@@ -100,7 +101,7 @@ export async function checkInvariants(
         violations.push(
           `${a.name}: the ${what} (revision ${pinned.revision}) is followed by revision ${latest}`,
         );
-      const now = await readPinned(world, a.name, pinned.revision).catch(() => undefined);
+      const now = await readPinned(world, a, pinned.revision).catch(() => undefined);
       if (!samePin(now, pinned))
         violations.push(`${a.name}: the ${what} (revision ${pinned.revision}) was changed or removed`);
     }
@@ -120,10 +121,10 @@ export async function checkInvariants(
   return { violations, swept: before.length - after.length, staleHistory };
 }
 
-/** The secrets of a run: every values token used, and the kubeconfig's client key. */
+/** The secrets of a run: every values token used, and each cluster's client key. */
 function secretsOf(input: InvariantInput): string[] {
-  const key = /client-key-data: (\S+)/.exec(input.world.kubeconfig)?.[1];
-  return [...input.addons.flatMap((a) => a.tokens), ...(key === undefined ? [] : [key])];
+  const keys = input.world.targets.flatMap((t) => /client-key-data: (\S+)/.exec(t.kubeconfig)?.[1] ?? []);
+  return [...input.addons.flatMap((a) => a.tokens), ...keys];
 }
 
 function isPending(status: string): boolean {

@@ -1,10 +1,12 @@
 /**
- * `npm run chaos -- [--seed S] [--runs N] [--addons K] [--lanes L]`: runs the seeded fault campaign
+ * `npm run chaos -- [--seed S] [--runs N] [--addons K] [--lanes L] [--load KIND] [--clusters C]`: runs the seeded fault campaign
  * (see `campaign.ts`) and prints its figures; exits 1 when any run broke an invariant, naming the
  * seeds. With `--lanes L` the runs are split across L child processes, each with its own local
  * cluster and sandbox (run i goes to lane i % L, so every seed runs as it would alone), and the
  * figures are those of all runs. Defaults: a seed from the clock (printed first, to replay), 20
- * runs, 3 add-ons per run, 1 lane.
+ * runs, 3 add-ons per run, 1 lane, no load. `--load cpu|io|cluster` puts that load beside every
+ * run, `--load drawn` draws one per run from its seed (`load.ts`); `--clusters C` gives each lane C
+ * local clusters, each run's add-ons spread over them in one program.
  *
  * Test-only code.
  *
@@ -17,6 +19,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { campaignFigures, runCampaign } from "./campaign.js";
+import { LOAD_KINDS, type LoadChoice } from "./load.js";
 import type { RunReport } from "./run.js";
 
 const { values } = parseArgs({
@@ -27,6 +30,8 @@ const { values } = parseArgs({
     lanes: { type: "string", default: "1" },
     lane: { type: "string" },
     report: { type: "string" },
+    load: { type: "string", default: "none" },
+    clusters: { type: "string", default: "1" },
   },
 });
 const number = (name: string, text: string | undefined, min: number): number => {
@@ -41,6 +46,14 @@ const seed = values.seed === undefined ? Date.now() % 1_000_000 : number("seed",
 const runs = number("runs", values.runs, 1);
 const addons = number("addons", values.addons, 1);
 const lanes = number("lanes", values.lanes, 1);
+const clusters = number("clusters", values.clusters, 1);
+const load = values.load as LoadChoice;
+if (![...LOAD_KINDS, "drawn"].includes(load)) {
+  console.error(
+    `--load must be one of ${[...LOAD_KINDS, "drawn"].join(", ")}, got ${JSON.stringify(values.load)}`,
+  );
+  process.exit(2);
+}
 const stamp = (): string => new Date().toISOString().slice(11, 19);
 
 if (values.lane !== undefined) {
@@ -54,13 +67,17 @@ if (values.lane !== undefined) {
     runs,
     addons,
     lane: { index, count: lanes },
+    load,
+    clusters,
     log: (line) => console.log(`${stamp()} [${index}] ${line}`),
   });
   await writeFile(values.report ?? "/dev/null", JSON.stringify(result.reports));
   process.exit(0);
 }
 
-console.log(`${stamp()} chaos: seed ${seed}, ${runs} runs, ${addons} add-ons per run, ${lanes} lane(s)`);
+console.log(
+  `${stamp()} chaos: seed ${seed}, ${runs} runs, ${addons} add-ons per run, ${lanes} lane(s), load ${load}, ${clusters} cluster(s)`,
+);
 const started = Date.now();
 const dir = await mkdtemp(join(tmpdir(), "hh-chaos-"));
 try {
@@ -68,7 +85,18 @@ try {
     const report = join(dir, `lane-${index}.json`);
     const args = [
       process.argv[1] ?? "",
-      ...["--seed", `${seed}`, "--runs", `${runs}`, "--addons", `${addons}`],
+      ...[
+        "--seed",
+        `${seed}`,
+        "--runs",
+        `${runs}`,
+        "--addons",
+        `${addons}`,
+        "--load",
+        load,
+        "--clusters",
+        `${clusters}`,
+      ],
     ];
     const child = spawn(
       process.execPath,

@@ -13,7 +13,7 @@
 import type { ClusterAddonArgs } from "../../provider/index.js";
 import type { Decl } from "./drivers.js";
 import type { Rng } from "./rng.js";
-import { CHAOS_CHART, CHAOS_CHART_VERSION, type ChartSourceKind, type World } from "./world.js";
+import { CHAOS_CHART, CHAOS_CHART_VERSION, type ChartSourceKind, targetOf, type World } from "./world.js";
 
 /** Values of a release. */
 export type Values = Record<string, unknown>;
@@ -33,6 +33,8 @@ export interface AddonModel {
   readonly name: string;
   strategy: "ApplyOnce" | "Reconcile";
   readonly source: ChartSourceKind;
+  /** Which of the world's clusters it is on (an index into its targets). */
+  readonly cluster: number;
   /** Bumped by every values change. */
   gen: number;
   /** The secret in its values now (a new one with every values change). */
@@ -54,16 +56,22 @@ export function programValues(a: AddonModel, runSeed: number): Values {
   return { count: 1, kibPerObject: 1, run: runSeed, gen: a.gen, token: a.token };
 }
 
-/** Draws the add-ons of a run. */
-export function drawAddons(rng: Rng, count: number, prefix: string): AddonModel[] {
+/**
+ * Draws the add-ons of a run, spread over `clusters` clusters (the draw of a cluster only happens
+ * with more than one, so a one-cluster run draws what it always drew).
+ */
+export function drawAddons(rng: Rng, count: number, prefix: string, clusters = 1): AddonModel[] {
   return Array.from({ length: count }, (_, i) => {
     const strategy = rng.chance(0.5) ? ("ApplyOnce" as const) : ("Reconcile" as const);
     const source = rng.pick(["repo", "oci", "path"] as const);
     const token = newToken(rng);
+    // Round-robin first, so every cluster gets an add-on when there are enough.
+    const cluster = clusters > 1 ? (i < clusters ? i : rng.int(0, clusters - 1)) : 0;
     return {
       name: `${prefix}-${i}`,
       strategy,
       source,
+      cluster,
       gen: 0,
       token,
       tokens: [token],
@@ -89,7 +97,7 @@ export function declOf(world: World, a: AddonModel, runSeed: number): Decl {
   return {
     name: a.name,
     args: {
-      kubeconfig: world.kubeconfig,
+      kubeconfig: targetOf(world, a).kubeconfig,
       chart,
       releaseName: a.name,
       namespace: "default",

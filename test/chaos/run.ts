@@ -20,6 +20,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { automationDriver, cliDriver, type Driver } from "./drivers.js";
 import { drawFault, type FaultPlan, type Injection, inject } from "./faults.js";
 import { checkInvariants } from "./invariants.js";
+import { type LoadChoice, type LoadKind, loadOf, startLoad } from "./load.js";
 import {
   type AddonModel,
   afterDestroy,
@@ -57,6 +58,8 @@ export interface OpReport {
 export interface RunReport {
   readonly seed: number;
   readonly driver: string;
+  /** The load beside the run (`load.ts`). */
+  readonly load: LoadKind;
   readonly ops: readonly OpReport[];
   readonly converged: boolean;
   /** Every error a user saw, sorted (see `user-errors.ts`). */
@@ -78,6 +81,8 @@ export interface RunOptions {
   readonly seed: number;
   readonly addons: number;
   readonly log: (line: string) => void;
+  /** The load beside the run. @default "none" */
+  readonly load?: LoadChoice;
 }
 
 function drawOps(rng: Rng): OpKind[] {
@@ -93,13 +98,15 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
   const { world, seed, log } = options;
   const started = Date.now();
   const rng = seededRng(seed);
-  const addons = drawAddons(rng, options.addons, `c${seed.toString(36)}`);
+  const clusters = world.targets.length;
+  const addons = drawAddons(rng, options.addons, `c${seed.toString(36)}`, clusters);
   const driverKind = rng.pick(["cli", "automation/dynamic", "automation/package"] as const);
   const ops = drawOps(rng);
   const takeoverBefore = ops.length > 1 ? rng.int(1, ops.length - 1) : -1;
   const foreignTarget = rng.pick(addons);
+  const loadKind = loadOf(options.load ?? "none", seed);
   log(
-    `run ${seed}: ${driverKind}, add-ons ${addons.map((a) => `${a.name}(${a.strategy},${a.source})`).join(" ")}, ops ${ops.join(" ")}`,
+    `run ${seed}: ${driverKind}, load ${loadKind}, add-ons ${addons.map((a) => `${a.name}(${a.strategy},${a.source}${clusters > 1 ? `,cluster ${a.cluster}` : ""})`).join(" ")}, ops ${ops.join(" ")}`,
   );
   const driver: Driver =
     driverKind === "cli"
@@ -111,10 +118,12 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
   let staleHistory = 0;
   const violations: string[] = [];
   const reports: OpReport[] = [];
+  const load = await startLoad(loadKind, world);
+  log(`  load: ${load.note}`);
   const program = (): Promise<void> =>
     driver.setAddons(addons.filter((a) => a.inStack).map((a) => declOf(world, a, seed)));
   try {
-    const planted = await plantForeignRelease(world, foreignTarget.name, {
+    const planted = await plantForeignRelease(world, foreignTarget, {
       count: 1,
       kibPerObject: 1,
       owner: "someone-else",
@@ -145,6 +154,7 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
     );
     return report(0);
   } finally {
+    await load.stop().catch(() => undefined);
     await driver.dispose().catch(() => undefined);
   }
 
@@ -158,6 +168,7 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
     return {
       seed,
       driver: driverKind,
+      load: loadKind,
       ops: reports,
       converged: reports.length === ops.length && reports.every((r) => r.converged),
       errors,
@@ -199,7 +210,7 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
       }
     }
     await program();
-    const plan = drawFault(rng);
+    const plan = drawFault(rng, clusters);
     const opStart = Date.now();
     let opOutput = "";
     let injection: Injection | undefined;
@@ -283,7 +294,8 @@ function saveTranscript(
   printed: string,
   log: (l: string) => void,
 ): void {
-  const dir = join(tmpdir(), "helm-handoff-chaos");
+  // `scripts/test.sh` names the caller's own temp dir here: its run's temp dir is removed at the end.
+  const dir = process.env.HELM_HANDOFF_CHAOS_DIR ?? join(tmpdir(), "helm-handoff-chaos");
   const file = join(dir, `seed-${seed}.log`);
   try {
     mkdirSync(dir, { recursive: true });
@@ -315,7 +327,7 @@ async function takeOver(
   );
   if (eligible.length === 0) return;
   const a = rng.pick(eligible);
-  const written = await upgradeAsOtherOwner(world, a.name);
+  const written = await upgradeAsOtherOwner(world, a);
   a.takenOver = written.pinned;
   a.expected = written.values;
   log(`  another owner upgraded ${a.name} to revision ${written.pinned.revision}`);

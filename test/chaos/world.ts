@@ -1,8 +1,9 @@
 /**
- * What the fault campaign's runs share, set up once and reused: one local cluster (etcd and
- * kube-apiserver; no workloads: the campaign's chart makes ConfigMaps only), a loopback TCP proxy
- * in front of its API server (the add-ons' kubeconfig points at it, so the network can be cut
- * without touching the admin client the checks use), the three chart sources (an HTTP repository
+ * What the fault campaign's runs share, set up once and reused: one local cluster or several
+ * (etcd and kube-apiserver; no workloads: the campaign's chart makes ConfigMaps only; with several,
+ * a run's add-ons are spread over them in one program and a cluster fault hits one), each with a
+ * loopback TCP proxy in front of its API server (the add-ons' kubeconfig points at it, so the
+ * network can be cut without touching the admin client the checks use), the three chart sources (an HTTP repository
  * that can answer 5xx or stall, an OCI registry, a directory), a sandbox `TMPDIR` that tells the
  * campaign's processes and temp dirs apart, and the JavaScript project the CLI runs use (the
  * `npm pack` tarball installed once). A run gets its own stack and release names; reusing the
@@ -34,12 +35,18 @@ export const CHAOS_CHART_VERSION = "0.1.0";
 /** Where an add-on's chart comes from. */
 export type ChartSourceKind = "repo" | "oci" | "path";
 
-/** The shared parts of the campaign. */
-export interface World {
+/** One cluster of the world, as the add-ons on it reach it. */
+export interface Target {
   readonly cluster: LocalCluster;
   readonly proxy: TcpProxy;
-  /** The admin kubeconfig with its server behind {@link proxy}: what every add-on gets. */
+  /** The admin kubeconfig with its server behind {@link proxy}: what its add-ons get. */
   readonly kubeconfig: string;
+}
+
+/** The shared parts of the campaign. */
+export interface World {
+  /** The clusters: one, or several for a multi-cluster campaign. */
+  readonly targets: readonly [Target, ...Target[]];
   readonly repo: HttpChartRepo;
   readonly oci: OciRegistry;
   /** `oci://HOST/charts/big`. */
@@ -66,21 +73,33 @@ for (const a of JSON.parse(fs.readFileSync(__dirname + "/addons.json", "utf8")))
 module.exports = out;
 `;
 
-/** Starts everything a run needs. */
-export async function startWorld(log: (line: string) => void): Promise<World> {
+/** The cluster an add-on is on (`cluster`, an index into the world's targets). */
+export function targetOf(world: World, a: { readonly cluster: number }): Target {
+  return world.targets[a.cluster] ?? world.targets[0];
+}
+
+/** Starts everything a run needs, with `clusters` local clusters (default one). */
+export async function startWorld(log: (line: string) => void, clusters = 1): Promise<World> {
   const closers: Array<() => Promise<unknown>> = [];
   const close = async (): Promise<void> => {
     for (const c of closers.reverse()) await c().catch(() => undefined);
   };
   try {
-    log("starting a local cluster, a TCP proxy, an HTTP chart repository and an OCI registry");
-    const cluster = await startLocalCluster({ name: "chaos" });
-    closers.push(() => cluster.stop());
-    const target = new URL(cluster.server);
-    const proxy = await startTcpProxy(target.hostname, Number(target.port));
-    closers.push(() => proxy.close());
-    const kubeconfig = cluster.kubeconfig.replace(cluster.server, `https://${proxy.address}`);
-    if (kubeconfig === cluster.kubeconfig) throw new Error("the kubeconfig does not name the API server URL");
+    log(
+      `starting ${clusters} local cluster(s) with a TCP proxy each, an HTTP chart repository and an OCI registry`,
+    );
+    const targets: Target[] = [];
+    for (let i = 0; i < clusters; i++) {
+      const cluster = await startLocalCluster({ name: i === 0 ? "chaos" : `chaos-${i}` });
+      closers.push(() => cluster.stop());
+      const target = new URL(cluster.server);
+      const proxy = await startTcpProxy(target.hostname, Number(target.port));
+      closers.push(() => proxy.close());
+      const kubeconfig = cluster.kubeconfig.replace(cluster.server, `https://${proxy.address}`);
+      if (kubeconfig === cluster.kubeconfig)
+        throw new Error("the kubeconfig does not name the API server URL");
+      targets.push({ cluster, proxy, kubeconfig });
+    }
     const repo = await startHttpChartRepo({ charts: [CHAOS_CHART] });
     closers.push(() => repo.close());
     const oci = await startOciRegistry();
@@ -103,9 +122,7 @@ export async function startWorld(log: (line: string) => void): Promise<World> {
     });
     closers.push(() => project.remove());
     return {
-      cluster,
-      proxy,
-      kubeconfig,
+      targets: targets as [Target, ...Target[]],
       repo,
       oci,
       ociRef: pushed.ref,

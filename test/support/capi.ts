@@ -3,7 +3,7 @@
  * way `cdk8s synth` does and server-side applying its objects to the management cluster as
  * `kubectl apply --server-side` would, reading what CAAPH and the ClusterResourceSet controller
  * record there (HelmChartProxy, HelmReleaseProxies, ClusterResourceSetBindings), changing a
- * `Cluster`'s labels, and deleting objects. Test-only code.
+ * `Cluster` (its labels, or anything with `updateCluster`), and deleting objects. Test-only code.
  *
  * @module
  */
@@ -145,4 +145,24 @@ export async function setClusterLabels(
   assert.ok(live, `Cluster ${namespace}/${name} exists`);
   const res = await cluster.request("PUT", path, { ...live, metadata: { ...live.metadata, labels } });
   assert.ok(res.ok, `PUT ${path}: HTTP ${res.status} ${res.text}`);
+}
+
+/**
+ * Changes a `Cluster` by `change` (of its live object) and PUTs it, reading it again when a
+ * controller wrote it in between (409). No webhook guards a Cluster in a local management cluster.
+ */
+export async function updateCluster(
+  cluster: LocalCluster,
+  namespace: string,
+  name: string,
+  change: (live: Json) => Json,
+): Promise<void> {
+  const path = clusterPath(namespace, name);
+  for (let attempt = 1; ; attempt++) {
+    const live = await read(cluster, path);
+    assert.ok(live, `Cluster ${namespace}/${name} exists`);
+    const res = await cluster.request("PUT", path, change(live));
+    if (res.ok) return;
+    assert.ok(res.status === 409 && attempt < 10, `PUT ${path}: HTTP ${res.status} ${res.text}`);
+  }
 }

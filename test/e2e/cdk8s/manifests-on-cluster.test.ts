@@ -10,7 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { KubeConfig, KubernetesObjectApi } from "@kubernetes/client-node";
 import { parseAllDocuments } from "yaml";
 import { clusterResourceSetObjects } from "../../../constructs/cluster-resource-set.js";
-import { helmChartProxyObject } from "../../../constructs/helm-chart-proxy.js";
+import { helmChartProxyObjects } from "../../../constructs/helm-chart-proxy.js";
 import { ClusterAddon } from "../../../constructs/index.js";
 import { argoCdApplicationObject, fluxHandoffObjects } from "../../../core/handoff/gitops.js";
 import { makeHandoffRecord } from "../../../core/handoff/record.js";
@@ -139,7 +139,7 @@ describe("ClusterAddon against a local cluster", {
       strategy: "Reconcile",
     });
     objects.push(
-      helmChartProxyObject(spec, {
+      ...helmChartProxyObjects(spec, {
         name: "cni",
         namespace: "capi",
         clusterSelector: selector,

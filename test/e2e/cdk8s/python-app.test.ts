@@ -4,7 +4,8 @@
  * from `npm run package:jsii`, built once for this file) whose `python main.py` writes the same
  * manifests, byte for byte, as the TypeScript constructs given the same props; spec errors arrive as
  * Python exceptions with our message; the render cache, sensitive Secrets and the 1 MiB chunking
- * behave as in TypeScript; docs/cdk8s.md's Python quick start runs as written.
+ * behave as in TypeScript; `ClusterValue` renders the same valuesTemplate; docs/cdk8s.md's Python quick start
+ * runs as written.
  */
 import assert from "node:assert/strict";
 import { readdir, readFile, writeFile } from "node:fs/promises";
@@ -13,7 +14,7 @@ import { after, before, test } from "node:test";
 import { App, Chart } from "cdk8s";
 import { execa } from "execa";
 import { parseAllDocuments } from "yaml";
-import { ClusterAddon } from "../../../constructs/index.js";
+import { ClusterAddon, ClusterValue } from "../../../constructs/index.js";
 import { isolateCache } from "../../support/constructs.js";
 import { createHelmSpy, type HelmSpy } from "../../support/helm-spy.js";
 import {
@@ -358,6 +359,59 @@ print(json.dumps({"nondeterministic": addon.nondeterministic, "warnings": addon.
   });
   assert.deepEqual(addon.nondeterministic, ["ConfigMap default/rnd-random"]);
   assert.deepEqual(JSON.parse(out), { nondeterministic: addon.nondeterministic, warnings: addon.warnings });
+});
+
+test("ClusterValue from Python renders the valuesTemplate TypeScript renders, and is refused where no Cluster fills it in", {
+  timeout: 120_000,
+}, async () => {
+  const out = await python(
+    "fleet.py",
+    `import json
+from cdk8s import App, Chart
+from helm_handoff_cdk8s import ChartSource, ClusterAddon, ClusterAddonOutput, ClusterValue, LabelSelector
+
+chart = Chart(App(), "fleet")
+name = ClusterValue.cluster_name()
+ClusterAddon(chart, "cni", chart=ChartSource.from_oci("registry.example.org/charts", "cni", version="1.2.3"),
+    values={"cluster": {"name": name, "id": "mesh-" + name.to_string()}, "pods": ClusterValue.pod_cidr_blocks(),
+            "region": ClusterValue.cluster_label("topology.example.org/region"),
+            "first": ClusterValue.field("Cluster.spec.clusterNetwork.pods.cidrBlocks[0]"), "banner": "{{ x }}"},
+    output=ClusterAddonOutput.HELM_CHART_PROXY, cluster_selector=LabelSelector(match_labels={"cni": "bootstrap"}))
+print(json.dumps(chart.to_json()[0]["spec"]["valuesTemplate"]))
+for attempt in (lambda: ClusterAddon(chart, "manifests", chart=ChartSource.from_path("./charts/schema"),
+                                     values={"name": ClusterValue.cluster_name()}),
+                lambda: ClusterValue.field("Cluster.spec.nope")):
+    try:
+        attempt()
+    except Exception as error:
+        print(error)
+`,
+  );
+  const chart = new Chart(new App(), "fleet");
+  const name = ClusterValue.clusterName();
+  new ClusterAddon(chart, "cni", {
+    chart: { repo: "oci://registry.example.org/charts", name: "cni", version: "1.2.3" },
+    values: {
+      cluster: { name, id: `mesh-${name}` },
+      pods: ClusterValue.podCidrBlocks(),
+      region: ClusterValue.clusterLabel("topology.example.org/region"),
+      first: ClusterValue.field("Cluster.spec.clusterNetwork.pods.cidrBlocks[0]"),
+      banner: "{{ x }}",
+    },
+    output: "HelmChartProxy",
+    clusterSelector: { matchLabels: { cni: "bootstrap" } },
+  });
+  const [hcp] = chart.toJson() as { spec: { valuesTemplate: string } }[];
+  const [template, manifests, path] = out.split("\n");
+  assert.equal(JSON.parse(template ?? "null"), hcp?.spec.valuesTemplate);
+  assert.equal(
+    manifests,
+    'values.name holds ClusterValue Cluster.metadata.name: output "Manifests" has no Cluster to read it from; use output "HelmChartProxy" (CAAPH fills it in for each Cluster), or give the value itself',
+  );
+  assert.equal(
+    path,
+    'SpecError: ClusterValue.field("Cluster.spec.nope") is invalid: Cluster.spec has no field .nope in the Cluster API v1beta2 schema; its fields are availabilityGates, clusterNetwork, controlPlaneEndpoint, controlPlaneRef, infrastructureRef, paused, topology',
+  );
 });
 
 test("the Python quick start of docs/cdk8s.md runs as written with python main.py", {

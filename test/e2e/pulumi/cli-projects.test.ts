@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { execa } from "execa";
 import { liveRelease } from "../../support/addon.js";
-import { chartPath } from "../../support/charts.js";
+import { chartPath, runHelm } from "../../support/charts.js";
 import { clusterSuite } from "../../support/cluster.js";
 import {
   createProject,
@@ -173,6 +173,64 @@ describe("pulumi up in a platform repo through the CLI", { timeout: 1_200_000 },
       }
     });
   }
+
+  test("seed 620523: a CLI up whose Reconcile add-on meets a foreign release shows that refusal alone, while another add-on was installing", async () => {
+    const kind = KINDS.find((k) => k.name === "javascript") as Kind;
+    const addon = (name: string, release: string): string => `new ClusterAddon("${name}", {
+  kubeconfig: config.requireSecret("kubeconfig"),
+  chart: { path: "./charts/schema" },
+  releaseName: "${release}",
+  namespace: "cli-refusal",
+  createNamespace: true,
+  strategy: "Reconcile",
+  values: { replicas: 1, mode: "a" },
+});`;
+    const project = await createProject({
+      name: "refusal",
+      packageJson: kind.packageJson,
+      dependencies: { "@pulumi/pulumi": installedVersion("@pulumi/pulumi") },
+      files: {
+        "index.js": `"use strict";
+const pulumi = require("@pulumi/pulumi");
+const { ClusterAddon } = require("helm-handoff/pulumi");
+const config = new pulumi.Config();
+${addon("installing", "refusal-new")}
+${addon("refused", "refusal-foreign")}
+`,
+        "Pulumi.yaml": pulumiProjectYaml("hh-refusal"),
+      },
+    });
+    suite.keep(project);
+    await cp(chartPath("schema"), join(project.dir, "charts", "schema"), { recursive: true });
+    await runHelm([
+      ...[
+        "install",
+        "refusal-foreign",
+        chartPath("schema"),
+        "--namespace",
+        "cli-refusal",
+        "--create-namespace",
+      ],
+      ...["--kubeconfig", suite.cluster.kubeconfigPath, "--set", "replicas=2"],
+    ]);
+    const cli = await pulumiCli(project.dir);
+    try {
+      await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: suite.cluster.kubeconfigPath });
+      const failed = await cli.run(["up", "--yes", "--skip-preview"]).then(
+        (r) => assert.fail(`the up succeeded:\n${r.all}`),
+        (err: unknown) => String(err instanceof Error ? err.message : err),
+      );
+      assert.match(failed, /release cli-refusal\/refusal-foreign is not this resource's: /);
+      assert.doesNotMatch(
+        failed,
+        /engine stopped answering|Channel has been shut down|failed to deliver log message/,
+      );
+      const theirs = await liveRelease(suite.cluster, "refusal-foreign", "cli-refusal");
+      assert.deepEqual([theirs?.revision, theirs?.values], [1, { replicas: 2 }]);
+    } finally {
+      await cli.dispose();
+    }
+  });
 
   test("with NODE_COMPILE_CACHE set, Pulumi's dynamic provider host writes its compile cache", async () => {
     const kind = KINDS.find((k) => k.name === "javascript") as Kind;

@@ -8,7 +8,8 @@ import * as http2 from "node:http2";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
-import { engineAddress, engineLogSink } from "../../../../provider/plugin/engine-log.js";
+import { engineLogSink } from "../../../../provider/plugin/engine-log.js";
+import { engineAddress } from "../../../../provider/process/failed-steps.js";
 
 const require = createRequire(import.meta.url);
 const enginePb = require("@pulumi/pulumi/proto/engine_pb.js") as {
