@@ -37,7 +37,7 @@ import { Duration } from "../spec/duration.js";
 import { runFleet } from "./fleet-cli.js";
 import type { HandoffStatus } from "./judge.js";
 import { printable, printableDeep } from "./printable.js";
-import { type HandoffRecord, makeHandoffRecord } from "./record.js";
+import { type HandoffRecord, namedReleaseRecord, splitRelease } from "./record.js";
 import { retireHelmStorage } from "./retire.js";
 import { findRecords, verifyHandoff } from "./verify.js";
 
@@ -87,21 +87,10 @@ function readKubeconfig(path: string, hint: string): string {
  * storage at bootstrap, as a cdk8s Manifests output leaves it), no chart or values known.
  */
 function releaseRecord(release: string, kubeconfig: string, context: string | undefined): HandoffRecord {
-  const [namespace, name, ...rest] = release.split("/");
-  if (!namespace || !name || rest.length > 0)
-    throw new UsageError(`--release must be NS/NAME, not "${release}"`);
+  const given = splitRelease(release);
+  if (given === undefined) throw new UsageError(`--release must be NS/NAME, not "${release}"`);
   const { clusterId, server } = clusterIdentityFromKubeconfig(kubeconfig, context ? { context } : {});
-  return makeHandoffRecord({
-    clusterId,
-    server,
-    releaseName: name,
-    namespace,
-    chart: { path: "" },
-    chartVersion: "",
-    revision: 0,
-    strategy: "ApplyOnce",
-    installedAt: new Date(0),
-  });
+  return namedReleaseRecord({ clusterId, server, releaseName: given.name, namespace: given.namespace });
 }
 
 /** The kubeconfig's secrets, once it has been read: every message printed is redacted with them. */

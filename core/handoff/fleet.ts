@@ -28,7 +28,7 @@ import {
 import { type CarrierBootstrap, type HandoffStatus, judgeHandoff, unreachable } from "./judge.js";
 import { observe } from "./observe.js";
 import { printableDeep } from "./printable.js";
-import { type HandoffRecord, makeHandoffRecord } from "./record.js";
+import { type HandoffRecord, namedReleaseRecord, splitRelease } from "./record.js";
 
 /** Options of {@link fleetStatus}. */
 export interface FleetStatusOptions {
@@ -102,16 +102,14 @@ interface Target {
 
 function recordFor(addon: CarrierAddon) {
   return (clusterId: string, server: string, revision: number): HandoffRecord =>
-    makeHandoffRecord({
+    namedReleaseRecord({
       clusterId,
       server,
       releaseName: addon.releaseName,
       namespace: addon.namespace,
-      chart: addon.chart ?? { path: "" },
+      ...(addon.chart === undefined ? {} : { chart: addon.chart }),
       chartVersion: addon.version,
       revision,
-      strategy: "ApplyOnce",
-      installedAt: new Date(0),
     });
 }
 
@@ -122,20 +120,10 @@ function givenRecord(given: HandoffRecord | string) {
       cluster: { id: clusterId, server },
     });
   }
-  const [namespace, name, ...rest] = given.split("/");
-  if (!namespace || !name || rest.length > 0) throw new Error(`a release must be NS/NAME, not "${given}"`);
+  const release = splitRelease(given);
+  if (release === undefined) throw new Error(`a release must be NS/NAME, not "${given}"`);
   return (clusterId: string, server: string): HandoffRecord =>
-    makeHandoffRecord({
-      clusterId,
-      server,
-      releaseName: name,
-      namespace,
-      chart: { path: "" },
-      chartVersion: "",
-      revision: 0,
-      strategy: "ApplyOnce",
-      installedAt: new Date(0),
-    });
+    namedReleaseRecord({ clusterId, server, releaseName: release.name, namespace: release.namespace });
 }
 
 /** Runs `work` on each item, at most `limit` at once. */

@@ -125,3 +125,35 @@ export function makeHandoffRecord(input: HandoffRecordInput): HandoffRecord {
     adopted: input.adopted ?? false,
   };
 }
+
+/** A release named `NS/NAME`, or undefined when `given` is not of that form. */
+export function splitRelease(
+  given: string,
+): { readonly namespace: string; readonly name: string } | undefined {
+  const [namespace, name, ...rest] = given.split("/");
+  return namespace && name && rest.length === 0 ? { namespace, name } : undefined;
+}
+
+/**
+ * The record of a release known by name (a `--release NS/NAME`, a Cluster API carrier's release):
+ * ApplyOnce, installed at an unknown time, the chart and version when known, revision 0 unless
+ * given (no Helm storage at bootstrap, as a cdk8s Manifests output leaves it), no values.
+ */
+export function namedReleaseRecord(input: {
+  readonly clusterId: string;
+  readonly server: string;
+  readonly namespace: string;
+  readonly releaseName: string;
+  readonly chart?: ChartSource;
+  readonly chartVersion?: string;
+  readonly revision?: number;
+}): HandoffRecord {
+  return makeHandoffRecord({
+    ...input,
+    chart: input.chart ?? { path: "" },
+    chartVersion: input.chartVersion ?? "",
+    revision: input.revision ?? 0,
+    strategy: "ApplyOnce",
+    installedAt: new Date(0),
+  });
+}
