@@ -125,7 +125,7 @@ async function automationSubject(
   const stack: TestStack = await testStack({
     projectName: `scale-${side}-${size}`,
     program: inlineProgram(side === "peer" ? "peer" : "ours", cluster.kubeconfig, namespace, prefix, shape),
-    packageProvider: side === "package",
+    route: side === "package" ? "withPackageProvider" : "dynamic",
   });
   return {
     side,

@@ -1,12 +1,11 @@
 /**
  * `ClusterAddon`: installs a Helm chart once into a cluster from a Pulumi program, then either
  * steps aside (ApplyOnce) or keeps it in line (Reconcile). Each add-on is one resource, served by
- * one of two providers (`usesPackageProvider` says which). By default it is the release resource
- * itself (a dynamic resource), with the strategy's engine options forced by the class and its
- * inputs made from the arguments on Outputs (`encodeInputs`).
- * When the project names the package's provider, it is the package's custom resource
+ * one of two providers (`providerRoute` says which). By default it is the package's custom resource
  * `helm-handoff:index:ClusterAddon`, registered with the arguments as they are (values files read
- * here), whose `check` applies the same rules. Both store the same inputs, and each route names the
+ * here), whose `check` applies the rules. On Pulumi's dynamic provider host it is the release
+ * resource itself (a dynamic resource), with the strategy's engine options forced by the class and
+ * its inputs made from the arguments on Outputs (`encodeInputs`) by the same rules. Both store the same inputs, and each route names the
  * other's type as an alias, so a stack moves between them without a replacement; the owner mark is
  * the add-on's logical URN either way.
  *
@@ -15,6 +14,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 // Values from the SDK's modules, not its index: the index also loads closure serialization
 // (TypeScript 3.8, about 0.3 s), which the package's provider process never needs.
+import * as log from "@pulumi/pulumi/log/index.js";
 import { all, Output, output, secret } from "@pulumi/pulumi/output.js";
 import { CustomResource, createUrn } from "@pulumi/pulumi/resource.js";
 // The project's root directory as the language host gives it (a module the resource module loads anyway).
@@ -22,7 +22,7 @@ import * as runtimeSettings from "@pulumi/pulumi/runtime/settings.js";
 import type { HandoffRecord } from "../core/handoff/record.js";
 import type { ChartSource, InstallOptions, RetryPolicy, Strategy } from "../core/spec/index.js";
 import { readValueFiles, rejectProtoKeys } from "../core/spec/values.js";
-import { usesPackageProvider } from "./package-provider.js";
+import { providerRoute } from "./package-provider.js";
 import { quietPromiseStacks } from "./process/edge.js";
 import { failProgramOnLostRegistration } from "./process/lost-registration.js";
 import { encodeInputs, type Lift, mergedValuesOf, validateKnownArgs } from "./state/encode.js";
@@ -131,17 +131,20 @@ export class ClusterAddon extends CustomResource {
     const secretOutputs = [...SECRET_OUTPUT_KEYS, ...(opts.additionalSecretOutputs ?? [])];
     const restore = quietPromiseStacks();
     try {
-      if (usesPackageProvider(runtimeSettings.getRootDirectory?.() ?? "")) {
+      const route = providerRoute(runtimeSettings.getRootDirectory?.() ?? "");
+      if (route.kind === "package") {
         // The package's provider enforces the strategy itself (its check keeps ApplyOnce's frozen
         // inputs, its delete makes no helm call), as for a YAML program: no ignoreChanges, which
         // would name stored inputs the arguments do not have.
         super(ADDON_TYPE, name, packageProps(args), {
           ...opts,
+          ...(route.version === undefined ? {} : { version: route.version }),
           retainOnDelete: retainsOnDelete(strategy) || opts.retainOnDelete === true,
           aliases: [...(opts.aliases ?? []), { type: DYNAMIC_RELEASE_TYPE }],
           additionalSecretOutputs: ["valuesDigestKey", ...secretOutputs],
         });
       } else {
+        if (route.warning !== undefined) warnOnce(route.warning);
         // The add-on's logical URN: who owns the release (the same in every language).
         const logicalUrn = createUrn(name, ADDON_TYPE, opts.parent);
         super(
@@ -161,6 +164,15 @@ export class ClusterAddon extends CustomResource {
     failProgramOnLostRegistration(this, name);
     this.valuesDigestKey = secret(this.digestKey);
   }
+}
+
+const warned = new Set<string>();
+
+/** Logs `message` as a warning of the program, once per process. */
+function warnOnce(message: string): void {
+  if (warned.has(message)) return;
+  warned.add(message);
+  void log.warn(message);
 }
 
 /**

@@ -1,14 +1,13 @@
 /**
- * Which provider serves a Node.js program's `ClusterAddon`s. By default Pulumi's dynamic provider
- * host (`pulumi-resource-pulumi-nodejs`), which needs no set-up; when the program's project names
- * this package as a provider plugin, the package's own provider (`plugin/provider.ts`, one custom
- * resource `helm-handoff:index:ClusterAddon` per add-on, as in YAML, Go and Python programs), which
- * the engine starts in a fraction of the dynamic host's time. The project names it with a
- * `plugins.providers` entry `helm-handoff` in its `Pulumi.yaml` (a program run by the CLI, or an
- * Automation API workspace with a project directory), read here once per project; an Automation
- * API inline program gets the entry and the switch from {@link withPackageProvider}, which also
- * marks the program's own run (an inline program runs in the runner's process, which has no
- * project directory to read). See docs/languages.md.
+ * Which provider serves a Node.js program's `ClusterAddon`s. By default the package's own provider
+ * (`plugin/provider.ts`, one custom resource `helm-handoff:index:ClusterAddon` per add-on, as in
+ * YAML, Go and Python programs), which the engine starts in a fraction of the time of Pulumi's
+ * dynamic provider host: found in Pulumi's plugin cache, where the program's first add-on puts a
+ * launcher (`plugin-cache.ts`), or where the project names it (a `plugins.providers` entry
+ * `helm-handoff` in its `Pulumi.yaml`, read once per project; for an Automation API inline program,
+ * {@link withPackageProvider}, which also marks the program's own run). Pulumi's dynamic provider
+ * host (`pulumi-resource-pulumi-nodejs`) serves them when `HELM_HANDOFF_PULUMI_PROVIDER=dynamic`
+ * asks for it, or when the cache cannot hold the launcher. See docs/languages.md.
  *
  * @module
  */
@@ -22,12 +21,21 @@ import type {
   LocalWorkspaceOptions,
   ProjectSettings,
 } from "@pulumi/pulumi/automation/index.js";
+import { cachePlugin } from "./plugin-cache.js";
 
 /** The plugin's name: the package's name in the engine's plugin lookup and in type tokens. */
 export const PLUGIN_NAME = "helm-handoff";
 
-/** Set while an inline program wrapped by {@link withPackageProvider} runs. */
-const inlineRoute = new AsyncLocalStorage<boolean>();
+/** Set while an inline program wrapped by {@link withPackageProvider} (or {@link onRoute}) runs. */
+const inlineRoute = new AsyncLocalStorage<ProviderRoute["kind"]>();
+
+/**
+ * `program` with its `ClusterAddon`s on the route `kind`, whatever the environment says (for an
+ * inline program; the tests' way to pick the dynamic route without changing `process.env`).
+ */
+export function onRoute<T>(kind: ProviderRoute["kind"], program: () => T): () => T {
+  return () => inlineRoute.run(kind, program);
+}
 
 /** The project file names Pulumi reads, in its order. */
 const PROJECT_FILES = ["Pulumi.yaml", "Pulumi.yml", "Pulumi.json"];
@@ -76,19 +84,53 @@ function projectNamesPackageProvider(dir: string): boolean {
   return named;
 }
 
+/** The environment variable with which a program chooses its route: `dynamic` or `package`. */
+export const ROUTE_VARIABLE = "HELM_HANDOFF_PULUMI_PROVIDER";
+
 /**
- * Whether the `ClusterAddon`s of the program running now go to the package's provider: inside an
- * inline program wrapped by {@link withPackageProvider}, or when the program's project file names
- * it (the project's root directory, as the language host tells the program, else the working
- * directory, which the language host sets to the project's).
+ * Which provider serves the program's `ClusterAddon`s: the package's provider as the project names
+ * it (`plugins.providers`, or an inline program wrapped by {@link withPackageProvider}), else the
+ * package's provider from the plugin cache (`plugin-cache.ts`, registered with `version`), unless
+ * `HELM_HANDOFF_PULUMI_PROVIDER=dynamic` asks for Pulumi's dynamic provider host or the cache
+ * cannot hold the launcher (then `warning` says why).
  * @param rootDirectory - the project's root directory as the Pulumi SDK knows it (a relative
  * placeholder or `""` when it does not)
  */
-export function usesPackageProvider(rootDirectory: string): boolean {
+export function providerRoute(rootDirectory: string, env: NodeJS.ProcessEnv = process.env): ProviderRoute {
   const inline = inlineRoute.getStore();
-  if (inline !== undefined) return inline;
-  // An SDK whose language host did not pass the directory says "rootDirectory" or "".
-  return projectNamesPackageProvider(isAbsolute(rootDirectory) ? rootDirectory : process.cwd());
+  if (inline !== undefined) return { kind: inline };
+  const asked = env[ROUTE_VARIABLE];
+  if (asked === "dynamic") return { kind: "dynamic" };
+  if (asked !== undefined && asked !== "" && asked !== "package") {
+    throw new Error(
+      `${ROUTE_VARIABLE}=${asked}: say "dynamic" (Pulumi's dynamic provider host) or "package" (the package's provider, the default)`,
+    );
+  }
+  // Without the root directory (an inline program, an older SDK), the working directory's project.
+  if (projectNamesPackageProvider(isAbsolute(rootDirectory) ? rootDirectory : process.cwd())) {
+    return { kind: "package" };
+  }
+  const cached = cachePlugin(packageDirectory(), packageVersion(), env);
+  if ("version" in cached) return { kind: "package", version: cached.version };
+  return {
+    kind: "dynamic",
+    warning: `helm-handoff: ClusterAddons use Pulumi's dynamic provider host: ${cached.unavailable}`,
+  };
+}
+
+/** The provider a program's `ClusterAddon`s go to (see {@link providerRoute}). */
+export type ProviderRoute =
+  | { readonly kind: "package"; readonly version?: string }
+  | { readonly kind: "dynamic"; readonly warning?: string };
+
+let version: string | undefined;
+
+/** The installed package's version (its package.json's), the plugin's version in the cache. */
+function packageVersion(): string {
+  version ??= (
+    JSON.parse(readFileSync(join(packageDirectory(), "package.json"), "utf8")) as { version: string }
+  ).version;
+  return version;
 }
 
 /**
@@ -122,7 +164,7 @@ export function withPackageProvider<A extends InlineProgramArgs>(
   } as ProjectSettings;
   const program = args.program;
   return [
-    { ...args, program: () => inlineRoute.run(true, program) },
+    { ...args, program: onRoute("package", program) },
     { ...opts, projectSettings },
   ];
 }

@@ -1,8 +1,8 @@
 /**
  * The two ways a run drives Pulumi, behind one interface: the `pulumi` CLI on the campaign's
- * JavaScript project (the `npm pack` tarball, Pulumi's dynamic provider) and the Automation API with
- * an inline program (the dynamic provider or the package's provider, set up by
- * `withPackageProvider`). Each run gets a fresh stack and `file://` backend. An operation resolves
+ * JavaScript project (the `npm pack` tarball, the package's provider as a new user gets it) and the
+ * Automation API with an inline program (Pulumi's dynamic provider, or the package's provider as a
+ * new user gets it, from the plugin cache). Each run gets a fresh stack and `file://` backend. An operation resolves
  * with what the user saw (never rejects); `recover` is what a user does after a failed one:
  * `recoverInterruptedUpdate(stack)` on the Automation API, `pulumi cancel` then
  * `pulumi refresh --clear-pending-creates` on the CLI.
@@ -76,7 +76,7 @@ export async function automationDriver(world: World, packageProvider: boolean): 
   let decls: readonly Decl[] = [];
   const test: TestStack = await testStack({
     env: { TMPDIR: world.sandbox.dir },
-    packageProvider,
+    route: packageProvider ? "default" : "dynamic",
     program: async () => {
       const outputs: Record<string, unknown> = {};
       for (const d of decls) outputs[`${d.name}Status`] = new ClusterAddon(d.name, d.args).status;

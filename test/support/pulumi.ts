@@ -2,12 +2,14 @@
  * Runs inline Pulumi programs on the real engine (Automation API) with a local
  * `file://` backend, offline, with the toolchain's CLI and plugins.
  */
+import { rmSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import * as automation from "@pulumi/pulumi/automation/index.js";
 import { pulumiNodejsPluginDir, toolchainBinDir } from "../../local-cluster/control-plane/binaries.js";
 import { withPackageProvider } from "../../provider/index.js";
+import { onRoute } from "../../provider/package-provider.js";
 import { repoRoot } from "./repo-root.js";
 
 /** A stack of an inline program, with its backend and captured engine output. */
@@ -37,10 +39,12 @@ export interface TestStackOptions {
   /** Extra environment for the CLI and its plugins (the dynamic provider). @default none */
   readonly env?: Readonly<Record<string, string>>;
   /**
-   * Serve the program's `ClusterAddon`s by the package's provider, set up by `withPackageProvider`
-   * as a user's runner does. @default false (the dynamic provider)
+   * How the program's `ClusterAddon`s are served: the package's provider as a new user gets it
+   * (from the plugin cache), set up by `withPackageProvider` as a runner may do, or Pulumi's dynamic
+   * provider host (as `HELM_HANDOFF_PULUMI_PROVIDER=dynamic` gives it).
+   * @default "default"
    */
-  readonly packageProvider?: boolean;
+  readonly route?: "default" | "withPackageProvider" | "dynamic";
 }
 
 /** Environment for an offline Pulumi CLI with the toolchain first on PATH. */
@@ -56,10 +60,27 @@ export function pulumiEnv(backendDir: string, pulumiHome: string): Record<string
   };
 }
 
+let processHome: Promise<string> | undefined;
+
+/**
+ * The PULUMI_HOME of every inline stack of this process, also this process's own `PULUMI_HOME`:
+ * an inline program runs here, and its first `ClusterAddon` puts the package's provider in the
+ * plugin cache of this process's home, as in a user's runner whose home is the default one.
+ * Removed when the process exits.
+ */
+export function inlinePulumiHome(): Promise<string> {
+  processHome ??= mkdtemp(join(tmpdir(), "hh-pulumi-home-")).then((home) => {
+    process.env.PULUMI_HOME = home;
+    process.once("exit", () => rmSync(home, { recursive: true, force: true }));
+    return home;
+  });
+  return processHome;
+}
+
 /** Creates a fresh stack of an inline program. The work dir sits in the repo so node_modules resolve. */
 export async function testStack(options: TestStackOptions): Promise<TestStack> {
   const backendDir = await mkdtemp(join(tmpdir(), "hh-backend-"));
-  const pulumiHome = await mkdtemp(join(tmpdir(), "hh-pulumi-home-"));
+  const pulumiHome = await inlinePulumiHome();
   await mkdir(join(repoRoot(), ".pulumi-test"), { recursive: true });
   const workDir = await mkdtemp(join(repoRoot(), ".pulumi-test", "work-"));
   const pulumiCommand = await automation.PulumiCommand.get({ root: dirname(toolchainBinDir()) });
@@ -67,11 +88,11 @@ export async function testStack(options: TestStackOptions): Promise<TestStack> {
   const args = {
     stackName,
     projectName: options.projectName ?? "helm-handoff-test",
-    program: options.program,
+    program: options.route === "dynamic" ? onRoute("dynamic", options.program) : options.program,
   };
   const opts = { workDir, pulumiCommand, envVars: { ...pulumiEnv(backendDir, pulumiHome), ...options.env } };
   const [stackArgs, stackOpts] =
-    options.packageProvider === true ? withPackageProvider(args, opts) : [args, opts];
+    options.route === "withPackageProvider" ? withPackageProvider(args, opts) : [args, opts];
   const stack = await automation.LocalWorkspace.createOrSelectStack(stackArgs, stackOpts);
   let log = "";
   const onOutput = (s: string): void => {
@@ -89,7 +110,6 @@ export async function testStack(options: TestStackOptions): Promise<TestStack> {
     stateText: () => readTree(backendDir),
     dispose: async () => {
       await rm(backendDir, { recursive: true, force: true });
-      await rm(pulumiHome, { recursive: true, force: true });
       await rm(workDir, { recursive: true, force: true });
     },
   };

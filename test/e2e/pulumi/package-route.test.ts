@@ -170,7 +170,7 @@ describe("a Node.js program's add-ons served by the package's provider", { timeo
     const mode = { value: "a" };
     const stack = suite.keep(
       await testStack({
-        packageProvider: true,
+        route: "withPackageProvider",
         program: async () => {
           const addon = new ClusterAddon("route-inline", {
             kubeconfig: suite.cluster.kubeconfig,
@@ -212,7 +212,7 @@ describe("a Node.js program's add-ons served by the package's provider", { timeo
       await gone.ready;
       const stack = suite.keep(
         await testStack({
-          packageProvider: true,
+          route: "withPackageProvider",
           program: async () => {
             new ClusterAddon("left-behind", {
               kubeconfig: gone.kubeconfig,
