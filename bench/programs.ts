@@ -13,13 +13,6 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { ClusterAddon } from "../provider/index.js";
 
-/**
- * The `plugins.providers` entry of docs/languages.md with which a Node.js project's `ClusterAddon`s
- * run by the package's provider instead of Pulumi's dynamic provider host.
- */
-export const NODE_PLUGIN_ENTRY =
-  "plugins:\n  providers:\n    - name: helm-handoff\n      path: ./node_modules/helm-handoff\n";
-
 /** Values for a chart: the workload chart's `message`, or the schema chart's `mode`. */
 export function chartValues(chart: string, mode: string): Record<string, unknown> {
   return chart === "schema" ? { replicas: 1, mode } : { message: mode };

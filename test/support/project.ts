@@ -158,12 +158,19 @@ export interface CliResult {
   readonly all: string;
 }
 
+/** Options of one {@link PulumiCli.run}: its standard input, and environment beyond the CLI's own. */
+export type CliRunOptions = Pick<Options, "input" | "inputFile"> & {
+  readonly env?: Readonly<Record<string, string>>;
+};
+
 /** A Pulumi CLI bound to one project, one stack and a private file:// backend. */
 export interface PulumiCli {
   /** Runs `pulumi ARGS` in the project; rejects with the command's output when it fails. */
-  run(args: readonly string[], options?: Pick<Options, "input" | "inputFile">): Promise<CliResult>;
+  run(args: readonly string[], options?: CliRunOptions): Promise<CliResult>;
   /** The stack's `file://` backend directory (state and locks). */
   readonly backendDir: string;
+  /** The CLI's PULUMI_HOME (its plugin cache is `plugins/` there). */
+  readonly home: string;
   /** Removes the backend and PULUMI_HOME directories. */
   dispose(): Promise<void>;
 }
@@ -189,11 +196,11 @@ export async function pulumiCli(
   };
   const run = async (
     args: readonly string[],
-    options: Pick<Options, "input" | "inputFile"> = {},
+    { env: more, ...options }: CliRunOptions = {},
   ): Promise<CliResult> => {
     const r = await execa("pulumi", [...args, "--non-interactive"], {
       cwd: projectDir,
-      env,
+      env: { ...env, ...more },
       all: true,
       ...options,
     });
@@ -203,6 +210,7 @@ export async function pulumiCli(
   return {
     run,
     backendDir,
+    home,
     dispose: async () => {
       await rm(backendDir, { recursive: true, force: true });
       await rm(home, { recursive: true, force: true });

@@ -127,7 +127,7 @@ describe("pulumi up in a platform repo through the CLI", { timeout: 1_200_000 },
         await cli.run(["config", "set", "mode", "a"]);
 
         const up = await cli.run(["up", "--yes", "--skip-preview"]);
-        assert.match(up.all, /pulumi-nodejs:dynamic\/helm-handoff:ClusterAddon/);
+        assert.match(up.all, /helm-handoff:index:ClusterAddon/);
         const first = await liveRelease(suite.cluster, kind.releaseName, "cli-projects");
         assert.equal(first?.revision, 1);
         assert.equal(first?.status, "deployed");
@@ -243,7 +243,7 @@ ${addon("refused", "refusal-foreign")}
     suite.keep(project);
     await cp(chartPath("schema"), join(project.dir, "charts", "schema"), { recursive: true });
     const cache = join(project.dir, "node-compile-cache");
-    const cli = await pulumiCli(project.dir, { NODE_COMPILE_CACHE: cache });
+    const cli = await pulumiCli(project.dir, { NODE_COMPILE_CACHE: cache, HELM_HANDOFF_PULUMI_PROVIDER: "dynamic" });
     try {
       await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: suite.cluster.kubeconfigPath });
       await cli.run(["config", "set", "releaseName", "compile-cache"]);

@@ -1,17 +1,21 @@
 /**
- * A Node.js program's `ClusterAddon`s served by the package's own provider instead of Pulumi's
- * dynamic provider host, on the real engine: through the CLI in a JavaScript project that installs
- * the `npm pack` tarball and names the package under `plugins.providers` in its `Pulumi.yaml` (as
- * docs/languages.md and the README show), and through the Automation API with an inline program set up by
- * `withPackageProvider`. Each installs once, ignores a values change and keeps the release on
- * destroy; a stack moves from the dynamic provider to the package's and back by the alias each
- * route names, with no replacement and no helm call, ApplyOnce and Reconcile alike.
+ * A Node.js program's `ClusterAddon`s served by the package's own provider, on the real engine: by
+ * default (from Pulumi's plugin cache, where the program's first add-on puts a launcher) through
+ * the CLI in a JavaScript project that installs the `npm pack` tarball and nothing else, and
+ * through the Automation API with an inline and a local program; and where the project names it
+ * (`plugins.providers` in `Pulumi.yaml`, as docs/languages.md shows, or `withPackageProvider`).
+ * Each installs once, ignores a values change and keeps the release on destroy; a stack moves
+ * between Pulumi's dynamic provider host, the default route and the named one by the alias each
+ * route names, with no replacement and no helm call, ApplyOnce and Reconcile alike; a machine
+ * whose plugin cache lacks the provider destroys with `--run-program`.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { cp, writeFile } from "node:fs/promises";
+import { cp, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import * as automation from "@pulumi/pulumi/automation/index.js";
+import { toolchainBinDir } from "../../../local-cluster/control-plane/binaries.js";
 import { ClusterAddon } from "../../../provider/index.js";
 import { ADDON_TYPE, DYNAMIC_RELEASE_TYPE } from "../../../provider/state/resource.js";
 import { liveRelease } from "../../support/addon.js";
@@ -25,7 +29,7 @@ import {
   pulumiCli,
   pulumiProjectYaml,
 } from "../../support/project.js";
-import { testStack } from "../../support/pulumi.js";
+import { pulumiEnv, testStack } from "../../support/pulumi.js";
 import { repoRoot } from "../../support/repo-root.js";
 
 const NAMESPACE = "package-route";
@@ -33,7 +37,7 @@ const NAMESPACE = "package-route";
 /** The `plugins.providers` entry for a Node.js project, as docs/languages.md shows it. */
 const PLUGIN_ENTRY = codeBlockAfter(
   readFileSync(join(repoRoot(), "docs", "languages.md"), "utf8"),
-  "## Node.js: the package's provider instead of the dynamic provider host (tested)",
+  "## Node.js: the package's provider, by default (tested)",
   "yaml",
 );
 
@@ -56,6 +60,9 @@ for (const pair of config.require("addons").split(",")) {
   exports[name] = addon.handoff;
 }
 `;
+
+/** The default provider reference of the package's provider registered with a version (the default route). */
+const VERSIONED_PROVIDER = /pulumi:providers:helm-handoff::default_\d+_\d+_\d+::/;
 
 /** The resources of a stack's state, by name: their type and provider reference. */
 async function stateResources(cli: PulumiCli): Promise<Map<string, { type: string; provider: string }>> {
@@ -94,9 +101,48 @@ describe("a Node.js program's add-ons served by the package's provider", { timeo
     return `${pulumiProjectYaml(`hh-${name}`)}${pluginEntry ? PLUGIN_ENTRY : ""}`;
   }
 
-  test("the README's quick start shows the same plugins.providers entry as docs/languages.md", () => {
-    const readme = readFileSync(join(repoRoot(), "README.md"), "utf8");
-    assert.equal(codeBlockAfter(readme, "## Quick start (Pulumi)", "yaml"), PLUGIN_ENTRY);
+  test("a JavaScript project with nothing but npm install gets the package's provider from the plugin cache, installs once, ignores a values change and keeps the release on destroy", async () => {
+    const { cli } = await project("default-route-cli", "default-cli=ApplyOnce", false);
+    const up = await cli.run(["up", "--yes", "--skip-preview"]);
+    assert.match(up.all, /helm-handoff:index:ClusterAddon/);
+    assert.doesNotMatch(up.all, /pulumi-nodejs:dynamic/);
+    const resources = await stateResources(cli);
+    assert.equal(resources.get("default-cli")?.type, ADDON_TYPE);
+    assert.match(resources.get("default-cli")?.provider ?? "", VERSIONED_PROVIDER);
+    assert.deepEqual(
+      (await readdir(join(cli.home, "plugins"))).filter((d) => /^resource-helm-handoff-v[\d.]+$/.test(d)),
+      [`resource-helm-handoff-v${installedVersion("helm-handoff")}`],
+    );
+    const first = await liveRelease(suite.cluster, "default-cli", NAMESPACE);
+    assert.deepEqual(first, { revision: 1, status: "deployed", values: { replicas: 1, mode: "a" } });
+
+    await cli.run(["config", "set", "mode", "b"]);
+    const second = await cli.run(["up", "--yes", "--skip-preview"]);
+    assert.match(second.all, /Resources:\n +2 unchanged\n/);
+    assert.deepEqual(await liveRelease(suite.cluster, "default-cli", NAMESPACE), first);
+
+    await cli.run(["destroy", "--yes", "--skip-preview"]);
+    assert.deepEqual(await liveRelease(suite.cluster, "default-cli", NAMESPACE), first);
+  });
+
+  test("on a machine whose plugin cache lacks the package's provider, a destroy with --run-program puts it there and destroys", async () => {
+    const { cli } = await project("default-route-fresh", "fresh=Reconcile", false);
+    await cli.run(["up", "--yes", "--skip-preview"]);
+    for (const d of await readdir(join(cli.home, "plugins"))) {
+      if (d.startsWith("resource-helm-handoff")) await rm(join(cli.home, "plugins", d), { recursive: true });
+    }
+    const refused = await cli.run(["destroy", "--yes", "--skip-preview"]).then(
+      () => "",
+      (error: { all?: string }) => error.all ?? String(error),
+    );
+    assert.ok(
+      refused.includes(
+        `no resource plugin 'pulumi-resource-helm-handoff' found in the workspace at version v${installedVersion("helm-handoff")} or on your $PATH`,
+      ),
+      refused,
+    );
+    await cli.run(["destroy", "--yes", "--skip-preview", "--run-program"]);
+    assert.equal(await liveRelease(suite.cluster, "fresh", NAMESPACE), undefined);
   });
 
   test("a JavaScript project that names the package under plugins.providers installs once through it, ignores a values change and keeps the release on destroy", async () => {
@@ -126,13 +172,14 @@ describe("a Node.js program's add-ons served by the package's provider", { timeo
     assert.deepEqual(await liveRelease(suite.cluster, "route-cli", NAMESPACE), first);
   });
 
-  test("a stack moves from the dynamic provider to the package's and back without a replacement or a helm call, ApplyOnce and Reconcile alike", async () => {
+  test("a stack moves from the dynamic provider to the default route, to the named one and back without a replacement or a helm call, ApplyOnce and Reconcile alike", async () => {
     const { dir, cli } = await project(
       "package-route-move",
       "move-once=ApplyOnce,move-reconcile=Reconcile",
       false,
     );
-    await cli.run(["up", "--yes", "--skip-preview"]);
+    const dynamic = { env: { HELM_HANDOFF_PULUMI_PROVIDER: "dynamic" } };
+    await cli.run(["up", "--yes", "--skip-preview"], dynamic);
     const types = async () => {
       const r = await stateResources(cli);
       return [r.get("move-once")?.type, r.get("move-reconcile")?.type];
@@ -146,16 +193,17 @@ describe("a Node.js program's add-ons served by the package's provider", { timeo
       );
     assert.deepEqual(await revisions(), [1, 1]);
 
-    for (const [pluginEntry, type] of [
-      [true, ADDON_TYPE],
-      [false, DYNAMIC_RELEASE_TYPE],
+    for (const [pluginEntry, type, env] of [
+      [false, ADDON_TYPE, {}],
+      [true, ADDON_TYPE, {}],
+      [false, DYNAMIC_RELEASE_TYPE, dynamic.env],
     ] as const) {
       await writeFile(join(dir, "Pulumi.yaml"), projectYaml("package-route-move", pluginEntry));
-      const preview = JSON.parse((await cli.run(["preview", "--json"])).stdout) as {
+      const preview = JSON.parse((await cli.run(["preview", "--json"], { env })).stdout) as {
         changeSummary: Record<string, number>;
       };
       assert.deepEqual(Object.keys(preview.changeSummary), ["same"], JSON.stringify(preview.changeSummary));
-      const moved = await cli.run(["up", "--yes", "--skip-preview"]);
+      const moved = await cli.run(["up", "--yes", "--skip-preview"], { env });
       assert.match(moved.all, /Resources:\n +3 unchanged\n/);
       assert.deepEqual(await types(), [type, type]);
       assert.deepEqual(await revisions(), [1, 1]);
@@ -164,6 +212,48 @@ describe("a Node.js program's add-ons served by the package's provider", { timeo
     await cli.run(["destroy", "--yes", "--skip-preview"]);
     assert.equal((await liveRelease(suite.cluster, "move-once", NAMESPACE))?.revision, 1);
     assert.equal(await liveRelease(suite.cluster, "move-reconcile", NAMESPACE), undefined);
+  });
+
+  test("an Automation API inline program with no set-up gets the package's provider from the plugin cache and installs once", async () => {
+    const stack = suite.keep(
+      await testStack({
+        program: async () => {
+          new ClusterAddon("default-inline", {
+            kubeconfig: suite.cluster.kubeconfig,
+            chart: { path: chartPath("schema") },
+            namespace: NAMESPACE,
+            createNamespace: true,
+            values: { replicas: 1, mode: "a" },
+          });
+          return {};
+        },
+      }),
+    );
+    await stack.up();
+    assert.doesNotMatch(stack.output(), /pulumi-nodejs:dynamic/);
+    assert.match(await stack.stateText(), /pulumi:providers:helm-handoff::default_\d+_\d+_\d+/);
+    assert.deepEqual(await liveRelease(suite.cluster, "default-inline", NAMESPACE), {
+      revision: 1,
+      status: "deployed",
+      values: { replicas: 1, mode: "a" },
+    });
+    await stack.destroy();
+  });
+
+  test("an Automation API local program (a project directory) with no set-up gets the package's provider from the plugin cache and installs once", async () => {
+    const { dir, cli } = await project("default-route-local", "default-local=ApplyOnce", false);
+    const env = pulumiEnv(cli.backendDir, cli.home);
+    const stackName = JSON.parse((await cli.run(["stack", "ls", "--json"])).stdout)[0].name as string;
+    const pulumiCommand = await automation.PulumiCommand.get({ root: join(toolchainBinDir(), "..") });
+    const stack = await automation.LocalWorkspace.selectStack(
+      { stackName, workDir: dir },
+      { pulumiCommand, envVars: { ...env, PULUMI_CONFIG_PASSPHRASE: "helm-handoff-cli-test" } },
+    );
+    await stack.up({ color: "never" });
+    const resources = await stateResources(cli);
+    assert.equal(resources.get("default-local")?.type, ADDON_TYPE);
+    assert.match(resources.get("default-local")?.provider ?? "", VERSIONED_PROVIDER);
+    assert.equal((await liveRelease(suite.cluster, "default-local", NAMESPACE))?.revision, 1);
   });
 
   test("an Automation API inline program set up by withPackageProvider installs once through the package's provider, ignores a values change and keeps the release on destroy", async () => {
