@@ -139,27 +139,32 @@ export function campaignFigures(
   return [
     `chaos campaign: seed ${options.seed}, ${reports.length} runs of ${options.addons} add-ons, ${s(ms)} in all`,
     `drivers: ${[...drivers].map(([d, n]) => `${d} ${n}`).join(", ")}`,
-    `load beside the runs: ${loads.join(", ")}`,
-    `operations: ${ops.length}; faults injected (hit/drawn): ${hit.length}/${ops.length}`,
-    `  by kind: ${FAULT_KINDS.map(byKind).join(", ")}`,
+    // The Pulumi world's lines, left out of a campaign of capi runs only.
+    ...(reports.some((r) => r.capi === undefined)
+      ? [
+          `load beside the runs: ${loads.join(", ")}`,
+          `operations: ${ops.length}; faults injected (hit/drawn): ${hit.length}/${ops.length}`,
+          `  by kind: ${FAULT_KINDS.map(byKind).join(", ")}`,
+          `operations a fault made fail: ${faultedFailed.length}; tries to converge over hit faults: median ${median(hit.map((o) => o.tries))}, max ${Math.max(0, ...hit.map((o) => o.tries))}`,
+          `time to converge over hit faults: p50 ${s(
+            percentile(
+              hit.map((o) => o.ms),
+              50,
+            ),
+          )}, p95 ${s(
+            percentile(
+              hit.map((o) => o.ms),
+              95,
+            ),
+          )}`,
+          `errors users saw: ${[...classes].map(([c, n]) => `${c} ${n}`).join(", ") || "none"}`,
+          `Reconcile releases a destroy left, having found the cluster unreachable for 30 s (by design): ${reports.reduce((n, r) => n + r.leftByDestroy, 0)}`,
+          `older revisions left pending-* in a release's history by a helm write cut short (the release itself deployed): ${reports.reduce((n, r) => n + r.staleHistory, 0)}`,
+          `temp dirs left by killed processes and removed by the next one's sweep: ${reports.reduce((n, r) => n + r.swept, 0)}`,
+          `typed errors without their next step: ${errors.filter((e) => e.kind === "typed" && !e.nextStep).length}`,
+        ]
+      : []),
     `runs converged: ${reports.filter((r) => r.converged).length}/${reports.length}`,
-    `operations a fault made fail: ${faultedFailed.length}; tries to converge over hit faults: median ${median(hit.map((o) => o.tries))}, max ${Math.max(0, ...hit.map((o) => o.tries))}`,
-    `time to converge over hit faults: p50 ${s(
-      percentile(
-        hit.map((o) => o.ms),
-        50,
-      ),
-    )}, p95 ${s(
-      percentile(
-        hit.map((o) => o.ms),
-        95,
-      ),
-    )}`,
-    `errors users saw: ${[...classes].map(([c, n]) => `${c} ${n}`).join(", ") || "none"}`,
-    `Reconcile releases a destroy left, having found the cluster unreachable for 30 s (by design): ${reports.reduce((n, r) => n + r.leftByDestroy, 0)}`,
-    `older revisions left pending-* in a release's history by a helm write cut short (the release itself deployed): ${reports.reduce((n, r) => n + r.staleHistory, 0)}`,
-    `temp dirs left by killed processes and removed by the next one's sweep: ${reports.reduce((n, r) => n + r.swept, 0)}`,
-    `typed errors without their next step: ${errors.filter((e) => e.kind === "typed" && !e.nextStep).length}`,
     ...capiFigures(reports),
     `invariant violations: ${violations}${failed.length > 0 ? ` in runs with seeds ${failed.map((r) => r.seed).join(", ")}` : ""}`,
   ].join("\n");

@@ -1,6 +1,6 @@
 /**
  * The faults of the campaign's Cluster API world, one per operation, drawn from the run's
- * generator and injected at a drawn moment after the operation applied its objects, while CAAPH
+ * generator and injected at a drawn moment (0–1.5 s) after the operation applied its objects, while CAAPH
  * installs: a workload cluster's API server killed and started again after 0.5–15 s, or killed
  * until the operation's other clusters are done (at most 60 s); the management cluster's API
  * server killed and started again after 0.5–10 s (the managers and CAAPH lose it, and so do the
@@ -50,7 +50,7 @@ export interface CapiInjection {
 /** Draws one fault; `targets` are the workload clusters worth hitting (those the operation installs). */
 export function drawCapiFault(rng: Rng, targets: readonly number[]): CapiFaultPlan {
   const kind = rng.pick(CAPI_FAULT_KINDS);
-  const atMs = rng.int(0, 4000);
+  const atMs = rng.int(0, 1500);
   const size =
     kind === "workload-restart"
       ? rng.int(500, 15_000)
