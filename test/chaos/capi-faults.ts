@@ -1,6 +1,6 @@
 /**
  * The faults of the campaign's Cluster API world, one per operation, drawn from the run's
- * generator and injected at a drawn moment (0–1.5 s) after the operation applied its objects, while CAAPH
+ * generator and injected at a drawn moment (0–1 s) after the operation applied its objects, while CAAPH
  * installs: a workload cluster's API server killed and started again after 0.5–15 s, or killed
  * until the operation's other clusters are done (at most 60 s); the management cluster's API
  * server killed and started again after 0.5–10 s (the managers and CAAPH lose it, and so do the
@@ -50,7 +50,7 @@ export interface CapiInjection {
 /** Draws one fault; `targets` are the workload clusters worth hitting (those the operation installs). */
 export function drawCapiFault(rng: Rng, targets: readonly number[]): CapiFaultPlan {
   const kind = rng.pick(CAPI_FAULT_KINDS);
-  const atMs = rng.int(0, 1500);
+  const atMs = rng.int(0, 1000);
   const size =
     kind === "workload-restart"
       ? rng.int(500, 15_000)
@@ -92,18 +92,19 @@ export async function setClusterLabel(
 }
 
 /**
- * Injects `plan` while `converged` says the operation is not done yet; `othersDone` says whether
- * every cluster of the operation but the target is done (what `workload-dead` waits for).
+ * Injects `plan` at its moment; it hit when `converged`, asked right then, says the operation is
+ * not done yet. `othersDone` says whether every cluster of the operation but the target is done
+ * (what `workload-dead` waits for).
  */
 export async function injectCapiFault(
   world: CapiWorld,
   plan: CapiFaultPlan,
   selectorKey: string,
-  converged: () => boolean,
+  converged: () => Promise<boolean>,
   othersDone: () => Promise<boolean>,
 ): Promise<CapiInjection> {
   await sleep(plan.atMs);
-  const hit = !converged();
+  const hit = !(await converged().catch(() => false));
   const target = world.workloads[plan.target] ?? world.workloads[0];
   if (target === undefined) throw new Error("the capi world has no workload cluster");
   const done = (note: string): CapiInjection => ({

@@ -174,10 +174,12 @@ export async function runCapiOnce(options: {
     let done = false;
     let healedAt: number | undefined;
     const others = (): Promise<boolean> => isConverged(plan.target);
-    const fault = injectCapiFault(world, plan, model.program.selectorKey, () => done, others).then((i) => {
-      healedAt = Date.now();
-      return i;
-    });
+    const fault = injectCapiFault(world, plan, model.program.selectorKey, () => isConverged(), others).then(
+      (i) => {
+        healedAt = Date.now();
+        return i;
+      },
+    );
     let injection: CapiInjection | undefined;
     fault.then((i) => (injection = i)).catch(() => undefined);
     for (;;) {
