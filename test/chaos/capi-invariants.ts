@@ -117,7 +117,7 @@ async function secretPlaces(
   return { places, scanned };
 }
 
-/** The list path of every resource the management cluster's API server serves (preferred versions). */
+/** The list path of every resource the management cluster's API server serves, once per group. */
 async function listPaths(cluster: LocalCluster): Promise<string[]> {
   interface Resources {
     resources: { name: string; verbs: string[] }[];
@@ -130,10 +130,22 @@ async function listPaths(cluster: LocalCluster): Promise<string[]> {
   const paths = core.ok ? listable("/api/v1", core.json<Resources>()) : [];
   const groups = await cluster.request("GET", "/apis");
   if (!groups.ok) throw new Error(`GET /apis: HTTP ${groups.status} ${groups.text}`);
-  for (const g of groups.json<{ groups: { preferredVersion: { groupVersion: string } }[] }>().groups) {
-    const base = `/apis/${g.preferredVersion.groupVersion}`;
-    const res = await cluster.request("GET", base);
-    if (res.ok) paths.push(...listable(base, res.json<Resources>()));
+  // Every version of a group, not only the preferred one: addons.cluster.x-k8s.io prefers
+  // v1beta2 (Cluster API's resource sets) while CAAPH's proxies are v1alpha1 only.
+  type Groups = { groups: { name: string; versions: { groupVersion: string }[] }[] };
+  for (const g of groups.json<Groups>().groups) {
+    const seen = new Set<string>();
+    for (const v of g.versions) {
+      const base = `/apis/${v.groupVersion}`;
+      const res = await cluster.request("GET", base);
+      if (!res.ok) continue;
+      for (const path of listable(base, res.json<Resources>())) {
+        const resource = path.slice(base.length + 1);
+        if (seen.has(resource)) continue;
+        seen.add(resource);
+        paths.push(path);
+      }
+    }
   }
   return paths;
 }
