@@ -1,12 +1,14 @@
 /**
- * `npm run chaos -- [--seed S] [--runs N] [--addons K] [--lanes L] [--load KIND] [--clusters C]`: runs the seeded fault campaign
+ * `npm run chaos -- [--seed S] [--runs N] [--addons K] [--lanes L] [--load KIND] [--clusters C] [--world W]`: runs the seeded fault campaign
  * (see `campaign.ts`) and prints its figures; exits 1 when any run broke an invariant, naming the
  * seeds. With `--lanes L` the runs are split across L child processes, each with its own local
  * cluster and sandbox (run i goes to lane i % L, so every seed runs as it would alone), and the
  * figures are those of all runs. Defaults: a seed from the clock (printed first, to replay), 20
  * runs, 3 add-ons per run, 1 lane, no load. `--load cpu|io|cluster` puts that load beside every
  * run, `--load drawn` draws one per run from its seed (`load.ts`); `--clusters C` gives each lane C
- * local clusters, each run's add-ons spread over them in one program.
+ * local clusters, each run's add-ons spread over them in one program. `--world capi` makes every
+ * run one of the Cluster API world (a HelmChartProxy on a local management cluster, one per lane,
+ * `capi-run.ts`), `--world mixed` one run in ten, drawn from its seed; default `pulumi`.
  *
  * Test-only code.
  *
@@ -18,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import { campaignFigures, runCampaign } from "./campaign.js";
+import { campaignFigures, runCampaign, WORLD_CHOICES, type WorldChoice } from "./campaign.js";
 import { LOAD_KINDS, type LoadChoice } from "./load.js";
 import type { RunReport } from "./run.js";
 
@@ -32,6 +34,7 @@ const { values } = parseArgs({
     report: { type: "string" },
     load: { type: "string", default: "none" },
     clusters: { type: "string", default: "1" },
+    world: { type: "string", default: "pulumi" },
   },
 });
 const number = (name: string, text: string | undefined, min: number): number => {
@@ -54,6 +57,11 @@ if (![...LOAD_KINDS, "drawn"].includes(load)) {
   );
   process.exit(2);
 }
+const world = values.world as WorldChoice;
+if (!WORLD_CHOICES.includes(world)) {
+  console.error(`--world must be one of ${WORLD_CHOICES.join(", ")}, got ${JSON.stringify(values.world)}`);
+  process.exit(2);
+}
 const stamp = (): string => new Date().toISOString().slice(11, 19);
 
 if (values.lane !== undefined) {
@@ -69,6 +77,7 @@ if (values.lane !== undefined) {
     lane: { index, count: lanes },
     load,
     clusters,
+    world,
     log: (line) => console.log(`${stamp()} [${index}] ${line}`),
   });
   await writeFile(values.report ?? "/dev/null", JSON.stringify(result.reports));
@@ -76,7 +85,7 @@ if (values.lane !== undefined) {
 }
 
 console.log(
-  `${stamp()} chaos: seed ${seed}, ${runs} runs, ${addons} add-ons per run, ${lanes} lane(s), load ${load}, ${clusters} cluster(s)`,
+  `${stamp()} chaos: seed ${seed}, ${runs} runs, ${addons} add-ons per run, ${lanes} lane(s), load ${load}, ${clusters} cluster(s), world ${world}`,
 );
 const started = Date.now();
 const dir = await mkdtemp(join(tmpdir(), "hh-chaos-"));
@@ -96,6 +105,8 @@ try {
         load,
         "--clusters",
         `${clusters}`,
+        "--world",
+        world,
       ],
     ];
     const child = spawn(

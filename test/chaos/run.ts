@@ -17,6 +17,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { CapiOpReport } from "./capi-faults.js";
 import { automationDriver, cliDriver, type Driver } from "./drivers.js";
 import { drawFault, type FaultPlan, type Injection, inject } from "./faults.js";
 import { checkInvariants } from "./invariants.js";
@@ -61,6 +62,8 @@ export interface RunReport {
   /** The load beside the run (`load.ts`). */
   readonly load: LoadKind;
   readonly ops: readonly OpReport[];
+  /** A run of the Cluster API world (`capi-run.ts`): its operations (`ops` is then empty). */
+  readonly capi?: readonly CapiOpReport[];
   readonly converged: boolean;
   /** Every error a user saw, sorted (see `user-errors.ts`). */
   readonly errors: readonly SeenError[];
@@ -288,7 +291,7 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
  * does not reach: each violation as the campaign describes it, then everything the run's
  * operations printed.
  */
-function saveTranscript(
+export function saveTranscript(
   seed: number,
   violations: readonly string[],
   printed: string,

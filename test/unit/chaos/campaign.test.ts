@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { worldOf } from "../../chaos/campaign.js";
 import { drawFault } from "../../chaos/faults.js";
 import {
   type AddonModel,
@@ -90,4 +91,12 @@ test("after a destroy, Reconcile releases are gone unless the delete found the c
   assert.equal(a.expected, undefined);
   assert.deepEqual(b.expected, programValues(b, 2));
   assert.deepEqual([a.inStack, b.inStack], [false, false]);
+});
+
+test("a mixed campaign draws a capi run for about one seed in ten, the same seeds every time, and the other choices are what they say", () => {
+  const capi = (from: number, count: number): number[] =>
+    Array.from({ length: count }, (_, i) => from + i).filter((seed) => worldOf("mixed", seed) === "capi");
+  assert.equal(capi(0, 1000).length, 95);
+  assert.deepEqual(capi(9000, 40), [9004, 9019, 9022, 9026, 9029, 9031, 9034, 9038]);
+  assert.deepEqual([worldOf("pulumi", 9004), worldOf("capi", 9000)], ["pulumi", "capi"]);
 });
