@@ -243,7 +243,10 @@ ${addon("refused", "refusal-foreign")}
     suite.keep(project);
     await cp(chartPath("schema"), join(project.dir, "charts", "schema"), { recursive: true });
     const cache = join(project.dir, "node-compile-cache");
-    const cli = await pulumiCli(project.dir, { NODE_COMPILE_CACHE: cache, HELM_HANDOFF_PULUMI_PROVIDER: "dynamic" });
+    const cli = await pulumiCli(project.dir, {
+      NODE_COMPILE_CACHE: cache,
+      HELM_HANDOFF_PULUMI_PROVIDER: "dynamic",
+    });
     try {
       await cli.run(["config", "set", "--secret", "kubeconfig"], { inputFile: suite.cluster.kubeconfigPath });
       await cli.run(["config", "set", "releaseName", "compile-cache"]);
