@@ -110,7 +110,8 @@ export function providerRoute(rootDirectory: string, env: NodeJS.ProcessEnv = pr
   if (projectNamesPackageProvider(isAbsolute(rootDirectory) ? rootDirectory : process.cwd())) {
     return { kind: "package" };
   }
-  const cached = cachePlugin(packageDirectory(), packageVersion(), env);
+  const pkg = packageJson();
+  const cached = cachePlugin(join(packageDirectory(), pkg.main), pkg.version, env);
   if ("version" in cached) return { kind: "package", version: cached.version };
   return {
     kind: "dynamic",
@@ -123,14 +124,15 @@ export type ProviderRoute =
   | { readonly kind: "package"; readonly version?: string }
   | { readonly kind: "dynamic"; readonly warning?: string };
 
-let version: string | undefined;
+let manifest: { readonly main: string; readonly version: string } | undefined;
 
-/** The installed package's version (its package.json's), the plugin's version in the cache. */
-function packageVersion(): string {
-  version ??= (
-    JSON.parse(readFileSync(join(packageDirectory(), "package.json"), "utf8")) as { version: string }
-  ).version;
-  return version;
+/** The installed package's `main` (the plugin's entry point) and version (the plugin's in the cache). */
+function packageJson(): { readonly main: string; readonly version: string } {
+  manifest ??= JSON.parse(readFileSync(join(packageDirectory(), "package.json"), "utf8")) as {
+    main: string;
+    version: string;
+  };
+  return manifest;
 }
 
 /**

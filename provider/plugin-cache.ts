@@ -4,7 +4,7 @@
  * `$PULUMI_HOME/plugins/resource-helm-handoff-v<version>/pulumi-resource-helm-handoff` (after a
  * project's `plugins.providers` and the user's PATH), and runs what it finds there. The program's
  * first `ClusterAddon` writes there a launcher for the installation it runs from (the node that
- * runs the program, on the package directory, as the package's own launcher does), then registers
+ * runs the program, on the package's `main`, as the package's own launcher does), then registers
  * with that version. The file is replaced only when it says something else (another installation
  * or node), by a rename, so an engine starting it meanwhile runs the old or the new one; a file
  * there that this package did not write is used as it is. Where none can be written (Windows, a
@@ -32,17 +32,17 @@ export function pluginCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(home, "plugins");
 }
 
-/** The launcher the engine runs for `packageDir`, started by `nodePath`. */
-export function launcherScript(packageDir: string, nodePath: string): string {
-  return `#!/bin/sh\n${MARK} the package's provider from this installation (rewritten by its programs).\nexec ${shellQuoted(nodePath)} ${shellQuoted(packageDir)} "$@"\n`;
+/** The launcher the engine runs for the installation whose plugin entry point is `mainPath`, started by `nodePath`. */
+export function launcherScript(mainPath: string, nodePath: string): string {
+  return `#!/bin/sh\n${MARK} the package's provider from this installation (rewritten by its programs).\nexec ${shellQuoted(nodePath)} ${shellQuoted(mainPath)} "$@"\n`;
 }
 
 /**
- * Makes the package's provider of `packageDir` (version `version`) the one the engine finds in
- * the plugin cache of `env`, once per process and path.
+ * Makes the package's provider whose entry point is `mainPath` (the package's `main`, version
+ * `version`) the one the engine finds in the plugin cache of `env`, once per process and path.
  */
 export function cachePlugin(
-  packageDir: string,
+  mainPath: string,
   version: string,
   env: NodeJS.ProcessEnv = process.env,
   nodePath: string = process.execPath,
@@ -51,7 +51,7 @@ export function cachePlugin(
   const path = join(dir, "pulumi-resource-helm-handoff");
   const known = cached.get(path);
   if (known !== undefined) return known;
-  const result = writeLauncher(dir, path, launcherScript(packageDir, nodePath), version);
+  const result = writeLauncher(dir, path, launcherScript(mainPath, nodePath), version);
   cached.set(path, result);
   return result;
 }

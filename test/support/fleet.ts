@@ -93,13 +93,14 @@ function isHelm(pid: number): boolean {
 }
 
 /**
- * The dynamic provider's command line: `node …/@pulumi/pulumi/cmd/dynamic-provider ARGS` (not the
- * plugin's shell wrapper, nor the `node -e "require.resolve(…)"` it runs first).
+ * A provider's command line: Pulumi's dynamic provider host, `node …/@pulumi/pulumi/cmd/dynamic-provider
+ * ARGS` (not the plugin's shell wrapper, nor the `node -e "require.resolve(…)"` it runs first), or
+ * the package's provider as the plugin cache's launcher starts it, `node …/provider/plugin/main.cjs`.
  */
-const DYNAMIC_PROVIDER = /^\S*\bnode\s+\S*\/cmd\/dynamic-provider(\/\S*)?(\s|$)/;
+const PROVIDER = /^\S*\bnode\s+\S*(\/cmd\/dynamic-provider(\/\S*)?|\/provider\/plugin\/main\.cjs)(\s|$)/;
 
 /**
- * Samples, every `intervalMs`, the dynamic provider processes (`.../cmd/dynamic-provider`) started with
+ * Samples, every `intervalMs`, the provider processes (see `PROVIDER`) started with
  * the sandbox's `TMPDIR`: their peak RSS (`VmHWM` in /proc/PID/status) and how many helm processes
  * they run at once. Providers are looked up among the sandbox's processes until one is found, then
  * followed by pid (a full /proc scan per sample would cost the machine under test too much).
@@ -115,7 +116,7 @@ export function monitorProvider(sandbox: Sandbox, intervalMs = 100): ProviderMon
     if (now - lastScan > 1_000 || hwm.size === 0) {
       lastScan = now;
       for (const p of sandbox.strayProcesses()) {
-        if (DYNAMIC_PROVIDER.test(p.cmdline) && !hwm.has(p.pid)) hwm.set(p.pid, 0);
+        if (PROVIDER.test(p.cmdline) && !hwm.has(p.pid)) hwm.set(p.pid, 0);
       }
     }
     for (const pid of hwm.keys()) {

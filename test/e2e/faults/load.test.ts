@@ -155,7 +155,7 @@ describe("30 ClusterAddons across 10 clusters in one pulumi up", { timeout: 600_
     }
   });
 
-  test("the dynamic provider's peak memory was measured and stays bounded", () => {
+  test("the provider's peak memory was measured and stays bounded", () => {
     assert.ok(run !== undefined, "the up ran");
     assert.ok(run.provider.peakRssKiB > 0, "VmHWM was read");
     assert.ok(

@@ -31,10 +31,10 @@ test("the plugin cache is PULUMI_HOME's plugins directory, by default ~/.pulumi/
   assert.match(pluginCacheDir({}), /\/\.pulumi\/plugins$/);
 });
 
-test("the launcher runs this installation's package directory with the program's node, each quoted for sh", () => {
+test("the launcher runs this installation's plugin entry point with the program's node, each quoted for sh", () => {
   assert.equal(
-    launcherScript("/opt/it's/node_modules/helm-handoff", "/usr/bin/node"),
-    "#!/bin/sh\n# helm-handoff launcher: the package's provider from this installation (rewritten by its programs).\nexec '/usr/bin/node' '/opt/it'\\''s/node_modules/helm-handoff' \"$@\"\n",
+    launcherScript("/opt/it's/node_modules/helm-handoff/dist/provider/plugin/main.cjs", "/usr/bin/node"),
+    "#!/bin/sh\n# helm-handoff launcher: the package's provider from this installation (rewritten by its programs).\nexec '/usr/bin/node' '/opt/it'\\''s/node_modules/helm-handoff/dist/provider/plugin/main.cjs' \"$@\"\n",
   );
 });
 
