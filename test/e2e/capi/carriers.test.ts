@@ -5,7 +5,8 @@
  * `ClusterAddon` with `output: "HelmChartProxy"` and `"ClusterResourceSet"`, synthesized as
  * `cdk8s synth` does, are server-side applied to it as a user would. The tests read the releases
  * and objects in the workload clusters: InstallOnce and Continuous proxies, values with `{{`,
- * ApplyOnce and Reconcile resource sets, a set chunked past 1 MiB.
+ * ApplyOnce and Reconcile resource sets, sets with Secret carriers as v1beta2 and v1beta1, a set
+ * chunked past 1 MiB.
  */
 import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
