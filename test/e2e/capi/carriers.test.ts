@@ -5,7 +5,8 @@
  * `ClusterAddon` with `output: "HelmChartProxy"` and `"ClusterResourceSet"`, synthesized as
  * `cdk8s synth` does, are server-side applied to it as a user would. The tests read the releases
  * and objects in the workload clusters: InstallOnce and Continuous proxies, values with `{{`,
- * ApplyOnce and Reconcile resource sets, a set chunked past 1 MiB.
+ * ApplyOnce and Reconcile resource sets, sets with Secret carriers as v1beta2 and v1beta1, a set
+ * chunked past 1 MiB.
  */
 import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
@@ -277,6 +278,45 @@ describe("the real Cluster API controllers with the cdk8s carriers", {
       (await read(mgmt(), resourceSetPath(NS, "set-once"))) ? undefined : true,
     );
     for (const c of workloads()) assert.equal((await noteIn(c, "set-once"))?.data?.message, "first", c.name);
+  });
+
+  test("ClusterResourceSet with sensitive carriers, as v1beta2 and as v1beta1: the controller applies both into every matching cluster, and no value is in the set itself", async () => {
+    const secretApp = (id: string, clusterApiVersion: "v1beta2" | "v1beta1") =>
+      synth((chart) => {
+        new ClusterAddon(chart, id, {
+          chart: { path: noteChart },
+          namespace: "sets",
+          createNamespace: true,
+          values: { message: `token-${id}-5531` },
+          sensitive: true,
+          clusterApiVersion,
+          output: "ClusterResourceSet",
+          carrierNamespace: NS,
+          clusterSelector: { matchLabels: { fleet: "local" } },
+        });
+      });
+    const v2 = secretApp("set-secret", "v1beta2");
+    const v1 = secretApp("set-secret-v1", "v1beta1");
+    for (const [objects, apiVersion] of [
+      [v2, "addons.cluster.x-k8s.io/v1beta2"],
+      [v1, "addons.cluster.x-k8s.io/v1beta1"],
+    ] as const) {
+      const set = objects.find((o) => o.kind === "ClusterResourceSet");
+      assert.equal(set?.apiVersion, apiVersion);
+      assert.equal(JSON.stringify(set).includes("5531"), false, "the set holds no value");
+      const carriers = objects.filter((o) => o.kind !== "ClusterResourceSet");
+      assert.ok(
+        carriers.length >= 1 && carriers.every((o) => o.kind === "Secret"),
+        JSON.stringify(carriers.map((o) => o.kind)),
+      );
+    }
+    await applyAll(mgmt(), [...v2, ...v1]);
+    await Promise.all(workloads().map(noteSays("set-secret", "token-set-secret-5531")));
+    await Promise.all(workloads().map(noteSays("set-secret-v1", "token-set-secret-v1-5531")));
+    for (const name of ["set-secret", "set-secret-v1"]) {
+      const live = JSON.stringify(await read(mgmt(), resourceSetPath(NS, name)));
+      assert.equal(live.includes("5531"), false, `the live set ${name} holds no value`);
+    }
   });
 
   test("ClusterResourceSet with ApplyOnce: a set chunked past 1 MiB arrives whole in every cluster", async () => {
