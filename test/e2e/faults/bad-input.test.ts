@@ -304,7 +304,7 @@ describe("ClusterAddon rejects bad input", { timeout: 900_000 }, () => {
       const stack = await s.stack.exportStack();
       const resources = (stack.deployment as { resources?: Array<{ type: string }> }).resources ?? [];
       assert.deepEqual(
-        resources.filter((r) => r.type.endsWith("helm-handoff:ClusterAddon")),
+        resources.filter((r) => /helm-handoff:(index:)?ClusterAddon$/.test(r.type)),
         [],
         "no release recorded in the state",
       );

@@ -257,7 +257,7 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
       pending_operations?: unknown[];
     };
     assert.equal(
-      (exported.resources ?? []).filter((r) => r.type.endsWith("helm-handoff:ClusterAddon")).length,
+      (exported.resources ?? []).filter((r) => /helm-handoff:(index:)?ClusterAddon$/.test(r.type)).length,
       1,
       "one release in the state",
     );

@@ -33,7 +33,7 @@ describe("ClusterAddon retries what heals and fails fast on what does not", { ti
   async function recordedReleases(s: AddonStack): Promise<unknown[]> {
     const exported = await s.stack.exportStack();
     const resources = (exported.deployment as { resources?: Array<{ type: string }> }).resources ?? [];
-    return resources.filter((r) => r.type.endsWith("helm-handoff:ClusterAddon"));
+    return resources.filter((r) => /helm-handoff:(index:)?ClusterAddon$/.test(r.type));
   }
 
   test("a chart repository that answers 503 to its first requests is retried and the install succeeds", async () => {

@@ -87,7 +87,7 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
     const deployment = (await s.stack.exportStack()).deployment as {
       resources: Array<{ urn: string; type: string }>;
     };
-    const release = deployment.resources.find((r) => r.type.endsWith("helm-handoff:ClusterAddon"));
+    const release = deployment.resources.find((r) => /helm-handoff:(index:)?ClusterAddon$/.test(r.type));
     assert.ok(release);
     await suite.spy.reset();
     const up = await s.stack.up({ replace: [release.urn], color: "never", onOutput: () => {} });
@@ -228,7 +228,7 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
     const exported = await s.stack.exportStack();
     const resources = (exported.deployment as { resources?: Array<{ type: string; outputs?: object }> })
       .resources;
-    const release = (resources ?? []).find((r) => r.type.endsWith("helm-handoff:ClusterAddon"));
+    const release = (resources ?? []).find((r) => /helm-handoff:(index:)?ClusterAddon$/.test(r.type));
     assert.ok(release?.outputs, "one release in the state");
     return release.outputs as Record<string, unknown>;
   }

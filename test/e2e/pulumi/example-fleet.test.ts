@@ -18,6 +18,7 @@ import {
 import { type LocalCluster, startLocalCluster } from "../../../local-cluster/index.js";
 import { runHelm } from "../../support/charts.js";
 import { repoRoot } from "../../support/repo-root.js";
+import { inlinePulumiHome } from "../../support/pulumi.js";
 
 /** `helm list -A` of a cluster: release name → namespace, revision and status. */
 async function helmList(
@@ -59,10 +60,12 @@ describe("examples/fleet on three local clusters", { timeout: 900_000 }, () => {
     ]);
     clusters.push(...started);
     const backend = await mkdtemp(join(tmpdir(), "hh-fleet-backend-"));
-    const pulumiHome = await mkdtemp(join(tmpdir(), "hh-fleet-home-"));
+    // The runner's own home, as a user's runner has it: the inline programs put the package's
+    // provider in this process's plugin cache (docs/languages.md).
+    const pulumiHome = await inlinePulumiHome();
     await mkdir(join(repoRoot(), ".pulumi-test"), { recursive: true });
     const workRoot = await mkdtemp(join(repoRoot(), ".pulumi-test", "fleet-"));
-    dirs.push(backend, pulumiHome, workRoot);
+    dirs.push(backend, workRoot);
     options = {
       clusters: clusters.map((c) => ({ name: c.name, kubeconfig: c.kubeconfig })),
       addons: defaultFleetAddons(false),
