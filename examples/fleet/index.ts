@@ -215,9 +215,10 @@ async function bootstrapCluster(
       color: "never",
       onOutput: (text) => options.onOutput?.(cluster.name, text),
       onEvent: (event) => {
-        // Time each add-on by its release resource's step (the dynamic resource inside the component).
+        // Time each add-on by its release resource's step (the package's provider serves it by
+        // default, Pulumi's dynamic provider host on request).
         const step = event.resourcePreEvent?.metadata ?? event.resOutputsEvent?.metadata;
-        if (step === undefined || !step.type.startsWith("pulumi-nodejs:dynamic")) return;
+        if (step === undefined || !/helm-handoff:(index:)?ClusterAddon$/.test(step.type)) return;
         const name = step.urn.slice(step.urn.lastIndexOf("::") + 2);
         if (event.resourcePreEvent !== undefined) started.set(name, Date.now());
         else took.set(name, Date.now() - (started.get(name) ?? Date.now()));

@@ -17,8 +17,8 @@ import {
 } from "../../../examples/fleet/index.js";
 import { type LocalCluster, startLocalCluster } from "../../../local-cluster/index.js";
 import { runHelm } from "../../support/charts.js";
-import { repoRoot } from "../../support/repo-root.js";
 import { inlinePulumiHome } from "../../support/pulumi.js";
+import { repoRoot } from "../../support/repo-root.js";
 
 /** `helm list -A` of a cluster: release name → namespace, revision and status. */
 async function helmList(
