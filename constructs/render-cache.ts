@@ -12,23 +12,13 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import {
-  chmodSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { canonicalJson } from "../core/handoff/../util/canonical-json.js";
 import type { TemplateOptions } from "../core/helm/index.js";
 import { exactChartVersion } from "../core/spec/chart-facts.js";
 import type { ResolvedChartSource, ResolvedSpec } from "../core/spec/index.js";
-import { cacheHome } from "../core/util/paths.js";
+import { cacheHome, writeFileAtomic } from "../core/util/paths.js";
 
 /** Bump when the entry format or the key's inputs change. */
 const FORMAT = 1;
@@ -159,7 +149,5 @@ export function removeRenderCache(key: string): void {
 function atomicWrite(dir: string, name: string, content: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(renderCacheDir(), 0o700);
-  const tmp = join(dir, `.${name}.${process.pid}.${Date.now()}.tmp`);
-  writeFileSync(tmp, content, { mode: 0o600 });
-  renameSync(tmp, join(dir, name));
+  writeFileAtomic(join(dir, name), content, 0o600);
 }

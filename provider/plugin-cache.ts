@@ -12,9 +12,10 @@
  *
  * @module
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { writeFileAtomic } from "../core/util/paths.js";
 
 /** The first line after the shebang of every launcher this package writes. */
 const MARK = "# helm-handoff launcher:";
@@ -51,41 +52,39 @@ export function cachePlugin(
   const path = join(dir, "pulumi-resource-helm-handoff");
   const known = cached.get(path);
   if (known !== undefined) return known;
-  const result = writeLauncher(dir, path, launcherScript(mainPath, nodePath), version);
+  const result = writeLauncher(path, launcherScript(mainPath, nodePath), version);
   cached.set(path, result);
   return result;
 }
 
-function writeLauncher(dir: string, path: string, script: string, version: string): CachedPlugin {
+function writeLauncher(path: string, script: string, version: string): CachedPlugin {
   if (process.platform === "win32") {
     return { unavailable: "the plugin cache launcher is a shell script, which Windows does not run" };
   }
-  const current = readOrUndefined(path);
+  const current = headOf(path, script.length + 1);
   // Equal, or a plugin of this version this package did not write (an installed release): use it.
   if (current === script || (current !== undefined && !current.includes(MARK))) return { version };
-  const temp = `${path}.${process.pid}.tmp`;
   try {
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(temp, script, { mode: 0o755 });
-    renameSync(temp, path);
+    writeFileAtomic(path, script, 0o755);
     return { version };
   } catch (error) {
-    try {
-      rmSync(temp, { force: true });
-    } catch {
-      // Nothing was written where the directory could not be made.
-    }
     return {
       unavailable: `${path} cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
     };
   }
 }
 
-function readOrUndefined(path: string): string | undefined {
+/** The first `limit` bytes of `path` as text (a released plugin binary is not read whole), or undefined. */
+function headOf(path: string, limit: number): string | undefined {
+  let fd: number | undefined;
   try {
-    return readFileSync(path, "utf8");
+    fd = openSync(path, "r");
+    const buffer = Buffer.alloc(limit);
+    return buffer.subarray(0, readSync(fd, buffer, 0, limit, 0)).toString("utf8");
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

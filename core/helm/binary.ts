@@ -10,10 +10,10 @@
  *
  * @module
  */
-import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { HelmNotFoundError, HelmVersionError } from "../errors.js";
-import { cacheHome, findOnPath, isExecutable } from "../util/paths.js";
+import { cacheHome, findOnPath, isExecutable, writeFileAtomic } from "../util/paths.js";
 
 /**
  * Finds helm: `explicit`, else `$HELM_HANDOFF_HELM`, else `helm` on PATH.
@@ -100,14 +100,10 @@ export function rememberHelmVersion(
 ): void {
   try {
     const { path, stamp } = stampOf(bin);
-    const file = versionsFile(env);
-    mkdirSync(join(file, ".."), { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(
-      tmp,
+    writeFileAtomic(
+      versionsFile(env),
       `${JSON.stringify({ ...readVersions(env), [path]: { ...stamp, version } }, null, 2)}\n`,
     );
-    renameSync(tmp, file);
   } catch {
     // a cache: a read-only home only means the next process checks again
   }

@@ -1,12 +1,13 @@
 /**
- * Where helm-handoff keeps things on disk, and the executable check and the PATH scan every binary
- * lookup uses. Shared by the helm runners (async and sync), the render cache and the local clusters.
+ * Where helm-handoff keeps things on disk, the one way it replaces a file there, and the executable
+ * check and the PATH scan every binary lookup uses. Shared by the helm runners (async and sync), the
+ * render cache, the plugin cache and the local clusters.
  *
  * @module
  */
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { delimiter, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 
 /**
  * The cache home: `$XDG_CACHE_HOME`, else `$HOME/.cache`.
@@ -50,4 +51,25 @@ export function findOnPath(name: string, env: NodeJS.ProcessEnv = process.env): 
     if (isExecutable(candidate)) return candidate;
   }
   return undefined;
+}
+
+/**
+ * Writes `content` to `path` through a temp file beside it (made with `mode`) renamed over it, so a
+ * reader sees the old file or the new one, never a part; makes the directory first. Throws what the
+ * file system says, leaving no temp file.
+ */
+export function writeFileAtomic(path: string, content: string, mode = 0o644): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(tmp, content, { mode });
+    renameSync(tmp, path);
+  } catch (error) {
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // Nothing was written where the directory could not be made.
+    }
+    throw error;
+  }
 }
