@@ -20,7 +20,7 @@ import { dirname } from "node:path";
 import { ClusterAddon } from "../../constructs/index.js";
 import type { KubeObject } from "../../core/util/kube-object.js";
 import { type CapiWorkloadCluster, type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
-import { synth } from "../support/capi.js";
+import { GATED_CHART_FILES, synth } from "../support/capi.js";
 import { writeChart } from "../support/constructs.js";
 import { type HttpChartRepo, startHttpChartRepo } from "../support/repos.js";
 
@@ -30,23 +30,6 @@ export const CAPI_NS = "default";
 export const CAPI_WORKLOADS = 3;
 /** The chart every capi run installs. */
 export const GATED_CHART = "gated";
-
-/** A chart of one ConfigMap that fails to install while the Secret its values name is missing. */
-const GATED_FILES = {
-  "values.yaml": 'existingSecret: ""\nnote: ""\nrun: 0\ngen: 0\n',
-  "templates/configmap.yaml": [
-    '{{- $s := lookup "v1" "Secret" .Release.Namespace .Values.existingSecret }}',
-    '{{- if not $s }}{{ fail (printf "Secret %s/%s not found: create it before installing" .Release.Namespace .Values.existingSecret) }}{{ end }}',
-    "apiVersion: v1",
-    "kind: ConfigMap",
-    "metadata:",
-    "  name: {{ .Release.Name }}-gate",
-    "data:",
-    '  keys: {{ keys $s.data | sortAlpha | join "," | quote }}',
-    "  note: {{ .Values.note | quote }}",
-    "",
-  ].join("\n"),
-};
 
 /** The shared parts of the capi runs of one lane. */
 export interface CapiWorld {
@@ -79,7 +62,7 @@ export async function startCapiWorld(log: (line: string) => void): Promise<CapiW
     const workloads = mgmt.capi?.clusters ?? [];
     if (workloads.length !== CAPI_WORKLOADS)
       throw new Error(`the management cluster has ${workloads.length} workload clusters`);
-    const chartDir = writeChart(GATED_CHART, GATED_FILES);
+    const chartDir = writeChart(GATED_CHART, GATED_CHART_FILES);
     closers.push(async () => rmSync(dirname(chartDir), { recursive: true, force: true }));
     const repo = await startHttpChartRepo({ charts: [chartDir] });
     closers.push(() => repo.close());

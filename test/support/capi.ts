@@ -3,7 +3,8 @@
  * way `cdk8s synth` does and server-side applying its objects to the management cluster as
  * `kubectl apply --server-side` would, reading what CAAPH and the ClusterResourceSet controller
  * record there (HelmChartProxy, HelmReleaseProxies, ClusterResourceSetBindings), changing a
- * `Cluster` (its labels, or anything with `updateCluster`), and deleting objects. Test-only code.
+ * `Cluster` (its labels, or anything with `updateCluster`), deleting objects, and the `gated` test
+ * chart (an add-on that cannot install before its Secret is there). Test-only code.
  *
  * @module
  */
@@ -166,3 +167,24 @@ export async function updateCluster(
     assert.ok(res.status === 409 && attempt < 10, `PUT ${path}: HTTP ${res.status} ${res.text}`);
   }
 }
+
+/**
+ * The files of a chart of one ConfigMap `RELEASE-gate` that fails to install while the Secret its
+ * `existingSecret` value names is missing (helm's `lookup` at install): an add-on that needs its
+ * secret before it can install. The ConfigMap lists the Secret's keys and the `note` value.
+ */
+export const GATED_CHART_FILES = {
+  "values.yaml": 'existingSecret: ""\nnote: ""\nrun: 0\ngen: 0\n',
+  "templates/configmap.yaml": [
+    '{{- $s := lookup "v1" "Secret" .Release.Namespace .Values.existingSecret }}',
+    '{{- if not $s }}{{ fail (printf "Secret %s/%s not found: create it before installing" .Release.Namespace .Values.existingSecret) }}{{ end }}',
+    "apiVersion: v1",
+    "kind: ConfigMap",
+    "metadata:",
+    "  name: {{ .Release.Name }}-gate",
+    "data:",
+    '  keys: {{ keys $s.data | sortAlpha | join "," | quote }}',
+    "  note: {{ .Values.note | quote }}",
+    "",
+  ].join("\n"),
+};

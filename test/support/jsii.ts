@@ -10,14 +10,11 @@
  * @module
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
-import { App, Chart, Duration } from "cdk8s";
 import { execa } from "execa";
-import { ArgoCdHandoff, ClusterAddon, type ClusterAddonProps, FluxHandoff } from "../../constructs/index.js";
 import { toolchainBinDir } from "../../local-cluster/control-plane/binaries.js";
-import { chartPath } from "./charts.js";
 import { codeBlockAfter } from "./markdown.js";
 import { PYTHON_CONSTRAINTS } from "./python-program.js";
 import { repoRoot } from "./repo-root.js";
@@ -250,82 +247,6 @@ export async function runJava(app: LanguageApp, env: Record<string, string> = {}
     { cwd: app.dir, env: appEnv([], env) },
   );
   return stdout;
-}
-
-/** The test charts the apps use, copied to `./charts/NAME` of a project, as an app keeps its charts. */
-export const APP_CHARTS = ["schema", "hook", "workload", "big", "random"] as const;
-
-/** Copies {@link APP_CHARTS} into the project `dir`. */
-export async function copyTestCharts(dir: string): Promise<void> {
-  for (const name of APP_CHARTS) await cp(chartPath(name), join(dir, "charts", name), { recursive: true });
-}
-
-/**
- * The app that the Python and Java apps of the tests mirror, with the TypeScript constructs:
- * Manifests (a namespace, values, hooks included, capabilities), a chunked ClusterResourceSet
- * (Reconcile, a selector with an expression, v1beta1, a carrier namespace) and a HelmChartProxy of
- * an OCI chart (install options, a literal `{{`) with its Flux and Argo CD handoff. Synthesized
- * into `outdir`; the charts are under `dir` (see {@link copyTestCharts}).
- */
-export function referenceApp(dir: string, outdir: string): void {
-  const app = new App({ outdir });
-  const manifests = new Chart(app, "manifests");
-  new ClusterAddon(manifests, "cni", {
-    chart: { path: join(dir, "charts/schema") },
-    namespace: "kube-system",
-    createNamespace: true,
-    values: { replicas: 2, mode: "b" },
-  });
-  new ClusterAddon(manifests, "hooked", {
-    chart: { path: join(dir, "charts/hook") },
-    releaseName: "hooks",
-    hooks: "include",
-    kubeVersion: "1.36.0",
-    apiVersions: ["monitoring.coreos.com/v1"],
-  });
-  const carriers = new Chart(app, "carriers");
-  new ClusterAddon(carriers, "workload", {
-    chart: { path: join(dir, "charts/workload") },
-    namespace: "apps",
-    values: { replicaCount: 3, podLabels: { tier: "bootstrap" }, message: "hello" },
-    strategy: "Reconcile",
-    output: "ClusterResourceSet",
-    clusterSelector: {
-      matchLabels: { cni: "bootstrap" },
-      matchExpressions: [{ key: "env", operator: "In", values: ["prod", "staging"] }],
-    },
-    clusterApiVersion: "v1beta1",
-    carrierNamespace: "fleet",
-    maxCarrierBytes: 2048,
-  });
-  const proxy = new Chart(app, "proxy");
-  const cni = new ClusterAddon(proxy, "cni", {
-    chart: { repo: "oci://registry.example.org/charts", name: "cni", version: "1.2.3" },
-    namespace: "kube-system",
-    values: { ipam: { mode: "kubernetes" }, banner: "{{ not a template }}", mtu: 1450.5 },
-    install: { wait: false, timeout: `${Duration.minutes(10).toSeconds()}s`, skipCrds: true },
-    output: "HelmChartProxy",
-    clusterSelector: { matchLabels: { cni: "bootstrap" } },
-  } satisfies ClusterAddonProps);
-  const record = cni.handoffRecord({
-    clusterId: "sha256:0123",
-    server: "https://10.0.0.1:6443",
-    revision: 1,
-    installedAt: "2026-12-05T10:00:00.000Z",
-  });
-  new FluxHandoff(proxy, "flux", {
-    record,
-    interval: "5m",
-    values: { ipam: { mode: "kubernetes" } },
-    valuesFrom: [{ kind: "Secret", name: "cni-secret-values" }],
-  });
-  new ArgoCdHandoff(proxy, "argocd", {
-    record,
-    project: "platform",
-    automated: { selfHeal: true },
-    syncOnCreate: false,
-  });
-  app.synth();
 }
 
 /** The first block of `lang` under `heading` in docs/cdk8s.md. */

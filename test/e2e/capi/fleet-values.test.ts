@@ -30,6 +30,7 @@ import { type LiveRelease, liveRelease } from "../../support/addon.js";
 import { skipUnlessBuilt } from "../../support/binaries.js";
 import {
   applyAll,
+  GATED_CHART_FILES,
   list,
   proxyPath,
   read,
@@ -66,21 +67,6 @@ const REGISTRY_USER = { username: "robot", password: "fleet-pass-8812" };
 /** The fleet's secret (a Git deploy key): only the ClusterResourceSet's carrier may hold it. */
 const DEPLOY_KEY =
   "-----BEGIN OPENSSH PRIVATE KEY-----\nfleet-deploy-key-7741\n-----END OPENSSH PRIVATE KEY-----\n";
-/** A chart that fails to install while the Secret its values name is missing (helm's lookup at install). */
-const GATE_CHART = {
-  "values.yaml": 'existingSecret: ""\n',
-  "templates/configmap.yaml": [
-    '{{- $s := lookup "v1" "Secret" .Release.Namespace .Values.existingSecret }}',
-    '{{- if not $s }}{{ fail (printf "Secret %s/%s not found: create it before installing" .Release.Namespace .Values.existingSecret) }}{{ end }}',
-    "apiVersion: v1",
-    "kind: ConfigMap",
-    "metadata:",
-    "  name: {{ .Release.Name }}-gate",
-    "data:",
-    '  keys: {{ keys $s.data | sortAlpha | join "," | quote }}',
-    "",
-  ].join("\n"),
-};
 /** A chart of one ConfigMap, which takes any values. */
 const NOTE_CHART = {
   "values.yaml": "message: default\n",
@@ -119,7 +105,7 @@ describe("per-cluster values through one HelmChartProxy on the real CAAPH", {
       ...NOTE_CHART,
       "Chart.yaml": "apiVersion: v2\nname: cilium\nversion: 1.18.4\n",
     });
-    gateChart = writeChart("gate", GATE_CHART);
+    gateChart = writeChart("gate", GATED_CHART_FILES);
     repo = await startHttpChartRepo({ charts: [noteChart, ciliumChart, gateChart] });
     const [reg, pki, packaged] = await Promise.all([
       startOciRegistry(),
@@ -365,6 +351,7 @@ describe("per-cluster values through one HelmChartProxy on the real CAAPH", {
       assert.deepEqual(secret?.data, { identity: Buffer.from(DEPLOY_KEY).toString("base64") });
       assert.deepEqual((await getObject(c.local, "v1", "ConfigMap", "gitops", "gated-gate"))?.data, {
         keys: "identity",
+        note: "",
       });
     }
     const management = [

@@ -129,9 +129,15 @@ describe("Argo CD takes the cdk8s Manifests output over", {
   const suite = clusterSuite({ name: "cdk8s-argocd", workloads: true, gitops: "argocd" });
   const app = cdk8sApp(suite);
 
-  test("the ArgoCdHandoff of the app's record tracks the applied objects without recreating them", async () => {
+  test("the ArgoCdHandoff of the app's record tracks the applied objects without recreating them, and helm-handoff status tells not taken over (exit 3) before and handed off (exit 0) after", async () => {
     const { cluster } = suite;
-    const { record, uids } = await app.bootstrap();
+    const { record, file, uids } = await app.bootstrap();
+    const before = await status(cluster, file);
+    assert.equal(before.code, 3, before.stderr);
+    assert.equal(
+      before.stdout.split("\n")[0],
+      "kube-system/cni: not-taken-over: applied as manifests (revision 0 in the record: a cdk8s Manifests output), with no Helm release yet; no Flux HelmRelease or Argo CD Application names the release",
+    );
     const destinationServer = cluster.gitops?.destinationServer;
     await applyAll(
       cluster,
@@ -163,5 +169,16 @@ describe("Argo CD takes the cdk8s Manifests output over", {
       async () => JSON.stringify((await application())?.status ?? {}),
     );
     assert.deepEqual(await uidsOf(cluster, "kube-system", CNI_OBJECTS), uids, "nothing was recreated");
+    const after = await status(cluster, file);
+    assert.equal(after.code, 0, after.stdout + after.stderr);
+    assert.equal(
+      after.stdout.split("\n")[0],
+      "kube-system/cni: handed-off: handed off to Argo CD Application argocd/cni: Synced, Healthy, 2 of 2 objects tracked",
+    );
+    assert.equal(
+      await liveRelease(cluster, "cni", "kube-system"),
+      undefined,
+      "Argo CD never writes Helm's storage",
+    );
   });
 });

@@ -15,17 +15,16 @@ import { isolateCache } from "../../support/constructs.js";
 import {
   buildJsiiPackage,
   cdk8sDocBlock,
-  copyTestCharts,
   createJavaApp,
   type JsiiBuild,
-  referenceApp,
   runJava,
   synthesizedFiles,
 } from "../../support/jsii.js";
+import { copyTestCharts, referenceApp } from "../../support/reference-app.js";
 import { repoRoot } from "../../support/repo-root.js";
 import { startHttpChartRepo } from "../../support/repos.js";
 
-/** The Java twin of the Python app of test/e2e/cdk8s/python-app.test.ts: `referenceApp` (test/support/jsii.ts) in Java. */
+/** The Java twin of the Python app of test/e2e/cdk8s/python-app.test.ts: `referenceApp` (test/support/reference-app.ts) in Java. */
 const MAIN_JAVA = `package com.mycompany.app;
 
 import java.util.Arrays;

@@ -5,10 +5,11 @@
  * manifests, byte for byte, as the TypeScript constructs given the same props; spec errors arrive as
  * Python exceptions with our message; the render cache, sensitive Secrets and the 1 MiB chunking
  * behave as in TypeScript; `ClusterValue` renders the same valuesTemplate; docs/cdk8s.md's Python quick start
- * runs as written.
+ * runs as written, and its Python Fleets examples synthesize what its TypeScript ones do.
  */
 import assert from "node:assert/strict";
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { App, Chart } from "cdk8s";
@@ -16,110 +17,22 @@ import { execa } from "execa";
 import { parseAllDocuments } from "yaml";
 import { ClusterAddon, ClusterValue } from "../../../constructs/index.js";
 import { isolateCache } from "../../support/constructs.js";
+import { runDocsExample } from "../../support/docs-example.js";
 import { createHelmSpy, type HelmSpy } from "../../support/helm-spy.js";
 import {
   buildJsiiPackage,
   cdk8sDocBlock,
-  copyTestCharts,
   createPythonApp,
   JSII_PACKAGE_VERSION,
   type JsiiBuild,
   type LanguageApp,
-  referenceApp,
   runPython,
   synthesizedFiles,
 } from "../../support/jsii.js";
 import { installedVersion, packedFiles } from "../../support/project.js";
+import { copyTestCharts, REFERENCE_APP_PY, referenceApp } from "../../support/reference-app.js";
 import { repoRoot } from "../../support/repo-root.js";
 import { type HttpChartRepo, startHttpChartRepo } from "../../support/repos.js";
-
-/** The Python app compared with `referenceApp` (test/support/jsii.ts): every output, every prop kind, the handoff constructs. */
-const MAIN_PY = `#!/usr/bin/env python
-from constructs import Construct
-from cdk8s import App, Chart, Duration
-
-from helm_handoff_cdk8s import (
-    ArgoCdAutomatedSync,
-    ArgoCdHandoff,
-    ChartSource,
-    ClusterAddon,
-    ClusterAddonOutput,
-    ClusterApiVersion,
-    FluxHandoff,
-    FluxValuesKind,
-    FluxValuesReference,
-    HandoffRecord,
-    HooksPolicy,
-    InstallOptions,
-    LabelSelector,
-    LabelSelectorOperator,
-    LabelSelectorRequirement,
-    Strategy,
-)
-
-
-class Manifests(Chart):
-    def __init__(self, scope: Construct, id: str):
-        super().__init__(scope, id)
-        ClusterAddon(self, "cni",
-            chart=ChartSource.from_path("./charts/schema"),
-            namespace="kube-system",
-            create_namespace=True,
-            values={"replicas": 2, "mode": "b"})
-        ClusterAddon(self, "hooked",
-            chart=ChartSource.from_path("./charts/hook"),
-            release_name="hooks",
-            hooks=HooksPolicy.INCLUDE,
-            kube_version="1.36.0",
-            api_versions=["monitoring.coreos.com/v1"])
-
-
-class Carriers(Chart):
-    def __init__(self, scope: Construct, id: str):
-        super().__init__(scope, id)
-        ClusterAddon(self, "workload",
-            chart=ChartSource.from_path("./charts/workload"),
-            namespace="apps",
-            values={"replicaCount": 3, "podLabels": {"tier": "bootstrap"}, "message": "hello"},
-            strategy=Strategy.RECONCILE,
-            output=ClusterAddonOutput.CLUSTER_RESOURCE_SET,
-            cluster_selector=LabelSelector(
-                match_labels={"cni": "bootstrap"},
-                match_expressions=[LabelSelectorRequirement(
-                    key="env", operator=LabelSelectorOperator.IN, values=["prod", "staging"])]),
-            cluster_api_version=ClusterApiVersion.V1BETA1,
-            carrier_namespace="fleet",
-            max_carrier_bytes=2048)
-
-
-class Proxy(Chart):
-    def __init__(self, scope: Construct, id: str):
-        super().__init__(scope, id)
-        cni = ClusterAddon(self, "cni",
-            chart=ChartSource.from_oci("registry.example.org/charts", "cni", version="1.2.3"),
-            namespace="kube-system",
-            values={"ipam": {"mode": "kubernetes"}, "banner": "{{ not a template }}", "mtu": 1450.5},
-            install=InstallOptions(wait=False, timeout=Duration.minutes(10), skip_crds=True),
-            output=ClusterAddonOutput.HELM_CHART_PROXY,
-            cluster_selector=LabelSelector(match_labels={"cni": "bootstrap"}))
-        record = cni.handoff_record(cluster_id="sha256:0123", server="https://10.0.0.1:6443",
-                                    revision=1, installed_at="2026-12-05T10:00:00.000Z")
-        FluxHandoff(self, "flux", record=record, interval="5m",
-            values={"ipam": {"mode": "kubernetes"}},
-            values_from=[FluxValuesReference(kind=FluxValuesKind.SECRET, name="cni-secret-values")])
-        # a record read back from its JSON form (as from a Pulumi stack output) is the same record
-        assert HandoffRecord.from_json(record.to_json()).to_json() == record.to_json()
-        assert (record.release_name, record.revision, record.strategy) == ("cni", 1, Strategy.APPLY_ONCE)
-        ArgoCdHandoff(self, "argocd", record=HandoffRecord.from_json(record.to_json()), project="platform",
-            automated=ArgoCdAutomatedSync(self_heal=True), sync_on_create=False)
-
-
-app = App()
-Manifests(app, "manifests")
-Carriers(app, "carriers")
-Proxy(app, "proxy")
-app.synth()
-`;
 
 let build: JsiiBuild;
 let project: LanguageApp;
@@ -141,7 +54,7 @@ async function python(name: string, source: string): Promise<string> {
 before(async () => {
   build = await buildJsiiPackage("python");
   cleanup.push(() => build.remove());
-  project = await createPythonApp("bootstrap", MAIN_PY, build.wheel);
+  project = await createPythonApp("bootstrap", REFERENCE_APP_PY, build.wheel);
   cleanup.push(() => project.remove());
   await copyTestCharts(project.dir);
   spy = await createHelmSpy();
@@ -439,4 +352,34 @@ test("the Python quick start of docs/cdk8s.md runs as written with python main.p
       ["DaemonSet", "cni-agent", "cni"],
     ],
   );
+});
+
+test("the Python examples of docs/cdk8s.md's Fleets section synthesize the same objects as its TypeScript ones", {
+  timeout: 300_000,
+}, async () => {
+  const dir = await mkdtemp(join(tmpdir(), "hh-py-fleets-"));
+  cleanup.push(() => rm(dir, { recursive: true, force: true }));
+  const ca = join(dir, "registry-ca.pem");
+  await writeFile(ca, "-----BEGIN CERTIFICATE-----\nMIIBfleetsexample\n-----END CERTIFICATE-----\n");
+  const env = {
+    CILIUM_REPO: "https://cilium.charts.test.example",
+    REGISTRY: "oci://registry.test.example/charts",
+    REGISTRY_PASSWORD: "fleets-example-password",
+    REGISTRY_CA: ca,
+    CHARTS: "https://flux.charts.test.example",
+    DEPLOY_KEY: "-----BEGIN OPENSSH PRIVATE KEY-----\nfleets-example\n-----END OPENSSH PRIVATE KEY-----\n",
+  };
+  for (const heading of [
+    "### Per-cluster values",
+    "### Private repositories and CAs",
+    "### Secrets for a fleet",
+  ]) {
+    const outdir = join(dir, heading.replace(/\W+/g, "-"));
+    await writeFile(join(project.dir, "fleets.py"), cdk8sDocBlock(heading, "python"));
+    await runPython(project, { ...pyEnv(), ...env, CDK8S_OUTDIR: outdir }, "fleets.py");
+    const files = synthesizedFiles(outdir);
+    assert.deepEqual(Object.keys(files), ["fleet.k8s.yaml"], heading);
+    const fromPython = parseAllDocuments(files["fleet.k8s.yaml"] ?? "").map((d) => d.toJS());
+    assert.deepEqual(fromPython, await runDocsExample(heading, env), heading);
+  }
 });
