@@ -76,6 +76,16 @@ function cdk8sApp(suite: { readonly cluster: LocalCluster }) {
 
 const status = (cluster: LocalCluster, file: string) =>
   runHandoffCli(["status", "--kubeconfig", cluster.kubeconfigPath, file], "");
+/** `helm-handoff status` on the record file before any takeover: exit 3, the release applied as manifests and named by nobody. */
+async function notTakenOverYet(cluster: LocalCluster, file: string) {
+  const run = await status(cluster, file);
+  assert.equal(run.code, 3, run.stderr);
+  assert.equal(
+    run.stdout.split("\n")[0],
+    "kube-system/cni: not-taken-over: applied as manifests (revision 0 in the record: a cdk8s Manifests output), with no Helm release yet; no Flux HelmRelease or Argo CD Application names the release",
+  );
+  return run;
+}
 /** `helm-handoff status --release NS/NAME` with no record at all. */
 const statusAlone = (cluster: LocalCluster) =>
   runHandoffCli(["status", "--kubeconfig", cluster.kubeconfigPath, "--release", "kube-system/cni"], "");
@@ -90,12 +100,7 @@ describe("Flux takes the cdk8s Manifests output over", {
   test("the FluxHandoff of the app's record installs the release over the applied objects without recreating them, and helm-handoff status reads the record file or takes --release alone", async () => {
     const { cluster } = suite;
     const { record, file, uids } = await app.bootstrap();
-    const before = await status(cluster, file);
-    assert.equal(before.code, 3, before.stderr);
-    assert.equal(
-      before.stdout.split("\n")[0],
-      "kube-system/cni: not-taken-over: applied as manifests (revision 0 in the record: a cdk8s Manifests output), with no Helm release yet; no Flux HelmRelease or Argo CD Application names the release",
-    );
+    const before = await notTakenOverYet(cluster, file);
     assert.deepEqual(await statusAlone(cluster), before);
     await applyAll(
       cluster,
@@ -132,12 +137,7 @@ describe("Argo CD takes the cdk8s Manifests output over", {
   test("the ArgoCdHandoff of the app's record tracks the applied objects without recreating them, and helm-handoff status tells not taken over (exit 3) before and handed off (exit 0) after", async () => {
     const { cluster } = suite;
     const { record, file, uids } = await app.bootstrap();
-    const before = await status(cluster, file);
-    assert.equal(before.code, 3, before.stderr);
-    assert.equal(
-      before.stdout.split("\n")[0],
-      "kube-system/cni: not-taken-over: applied as manifests (revision 0 in the record: a cdk8s Manifests output), with no Helm release yet; no Flux HelmRelease or Argo CD Application names the release",
-    );
+    await notTakenOverYet(cluster, file);
     const destinationServer = cluster.gitops?.destinationServer;
     await applyAll(
       cluster,
