@@ -11,6 +11,9 @@
  * argument, and to the program as the runtime's engine address. A note is an empty file named by a
  * digest of that address, in a directory only this user can read; its modification time says
  * when the step failed, so a note left by an earlier update is older than the program and ignored.
+ * The two processes need not share a `TMPDIR` (an Automation API runner may give the CLI, and so
+ * its providers, another one in `envVars`): a note goes to the process's temp dir and to the
+ * system's (`/tmp`), and the guard looks in both of its own.
  *
  * @module
  */
@@ -19,16 +22,16 @@ import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** Where the notes are kept. */
-function notesDir(): string {
+/** Where the notes are kept: under this process's temp dir and the system's (the same dir when `TMPDIR` is unset). */
+function notesDirs(): string[] {
   const user = typeof process.getuid === "function" ? String(process.getuid()) : "user";
-  return join(tmpdir(), `helm-handoff-${user}`, "failed-steps");
+  const roots = process.platform === "win32" ? [tmpdir()] : [tmpdir(), "/tmp"];
+  return [...new Set(roots.map((root) => join(root, `helm-handoff-${user}`, "failed-steps")))];
 }
 
-/** The note's file for the engine at `engineAddress`. */
-function notePath(engineAddress: string): string {
-  const name = createHash("sha256").update(engineAddress, "utf8").digest("hex").slice(0, 32);
-  return join(notesDir(), name);
+/** The note's file name for the engine at `engineAddress`. */
+function noteName(engineAddress: string): string {
+  return createHash("sha256").update(engineAddress, "utf8").digest("hex").slice(0, 32);
 }
 
 /** The engine's address among a provider process's arguments (`HOST:PORT`), if any. */
@@ -43,11 +46,13 @@ export function engineAddress(args: readonly string[]): string | undefined {
 export function noteFailedStep(args: readonly string[] = process.argv.slice(2)): void {
   const address = engineAddress(args);
   if (address === undefined) return;
-  try {
-    mkdirSync(notesDir(), { recursive: true, mode: 0o700 });
-    writeFileSync(notePath(address), "", { mode: 0o600 });
-  } catch {
-    // Best effort (see above).
+  for (const dir of notesDirs()) {
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      writeFileSync(join(dir, noteName(address)), "", { mode: 0o600 });
+    } catch {
+      // Best effort (see above).
+    }
   }
 }
 
@@ -59,11 +64,13 @@ const MTIME_SLACK_MS = 1000;
 
 /** Whether a step of an update run by the engine at `engineAddress` failed at or after `sinceMs`. */
 export function stepFailedSince(engineAddress: string, sinceMs: number): boolean {
-  try {
-    return statSync(notePath(engineAddress)).mtimeMs >= sinceMs - MTIME_SLACK_MS;
-  } catch {
-    return false;
-  }
+  return notesDirs().some((dir) => {
+    try {
+      return statSync(join(dir, noteName(engineAddress))).mtimeMs >= sinceMs - MTIME_SLACK_MS;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** Runs `step`, leaving the note when it throws (the engine then stops the update and shows the error). */

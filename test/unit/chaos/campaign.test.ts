@@ -67,6 +67,19 @@ test("an engine error is the direct effect of a kill only when the attempt's fau
   assert.equal(classifyErrors(output, false)[0]?.kind, "untyped");
 });
 
+test("seed 472016: a provider killed before it answered the engine's handshake is the kill's direct effect, and untyped without a kill", () => {
+  const output =
+    "    error: helm-handoff (resource) plugin [/h/plugins/resource-helm-handoff-v0.1.0/pulumi-resource-helm-handoff] did not come alive: failed to handshake with '/h/plugins/resource-helm-handoff-v0.1.0/pulumi-resource-helm-handoff': rpc error: code = DeadlineExceeded desc = context deadline exceeded\n";
+  assert.deepEqual(
+    classifyErrors(output, true).map((e) => e.kind),
+    ["killed"],
+  );
+  assert.deepEqual(
+    classifyErrors(output, false).map((e) => e.kind),
+    ["untyped"],
+  );
+});
+
 test("after an up, Reconcile releases follow the program and ApplyOnce ones keep their first values", () => {
   const [once, reconcile] = drawAddons(seededRng(1), 2, "m") as [AddonModel, AddonModel];
   once.strategy = "ApplyOnce";

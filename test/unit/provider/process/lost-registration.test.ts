@@ -6,6 +6,9 @@
  * guard's own; after a failed step (the provider's note) it fails the program and says nothing.
  */
 import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { execa } from "execa";
 import { repoRoot } from "../../../support/repo-root.js";
@@ -20,7 +23,8 @@ interface Run {
  * Runs a program on mocks in which `registrations` resources are guarded and each registration
  * fails with gRPC status `code` after `delays[i]` ms. With `engine`, a stand-in engine on loopback
  * answers each `Log` call after `logDelayMs` and prints what it received; with `noted`, the
- * provider's note of a failed step is left before the registrations fail.
+ * provider's note of a failed step is left before the registrations fail (with `TMPDIR` set to
+ * `providerTmpdir` while it is written, as in a provider process the CLI started with another).
  */
 async function runProgram(options: {
   readonly codes: readonly number[];
@@ -28,6 +32,8 @@ async function runProgram(options: {
   readonly engine?: boolean;
   readonly logDelayMs?: number;
   readonly noted?: boolean;
+  /** The `TMPDIR` of the provider that leaves the note (by default the program's). */
+  readonly providerTmpdir?: string;
 }): Promise<Run> {
   const dist = `${repoRoot()}/dist/provider/process`;
   const program = `
@@ -72,7 +78,13 @@ await runtime.setMocks({
 class Thing extends CustomResource { constructor(name) { super("test:index:Thing", name, {}); } }
 for (let i = 0; i < codes.length; i++) failProgramOnLostRegistration(new Thing("thing" + i), "thing" + i);
 // As the provider does when a step fails: after the program started, before the engine stops.
-if (${options.noted === true}) noteFailedStep([address]);
+if (${options.noted === true}) {
+  const programTmpdir = process.env.TMPDIR;
+  if (${JSON.stringify(options.providerTmpdir ?? null)} !== null) process.env.TMPDIR = ${JSON.stringify(options.providerTmpdir ?? null)};
+  noteFailedStep([address]);
+  if (programTmpdir === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = programTmpdir;
+}
 setTimeout(() => console.log("errors counted: " + log.hasErrors() + "; exit code " + process.exitCode), 1500);
 `;
   const run = await execa(process.execPath, ["--input-type=module", "-e", program], {
@@ -110,4 +122,21 @@ test("after a failed step the program fails without a word: the engine shows the
   const run = await runProgram({ codes: [14, 1], delays: [0, 100], engine: true, noted: true });
   assert.doesNotMatch(run.all, /engine stopped answering|engine got|Channel has been shut down/);
   assert.match(run.all, /errors counted: true; exit code 32/);
+});
+
+test("seed 472017: the note of a failed step is found when the provider runs with another TMPDIR than the program (an Automation API runner's envVars)", async () => {
+  const providerTmpdir = await mkdtemp(join(tmpdir(), "hh-provider-tmp-"));
+  try {
+    const run = await runProgram({
+      codes: [14, 1],
+      delays: [0, 100],
+      engine: true,
+      noted: true,
+      providerTmpdir,
+    });
+    assert.doesNotMatch(run.all, /engine stopped answering|engine got|Channel has been shut down/);
+    assert.match(run.all, /errors counted: true; exit code 32/);
+  } finally {
+    await rm(providerTmpdir, { recursive: true, force: true });
+  }
 });
