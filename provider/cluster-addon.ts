@@ -6,8 +6,8 @@
  * here), whose `check` applies the rules. On Pulumi's dynamic provider host it is the release
  * resource itself (a dynamic resource), with the strategy's engine options forced by the class and
  * its inputs made from the arguments on Outputs (`encodeInputs`) by the same rules. Both store the
- * same inputs, and each route names the other's type as an alias, so a stack moves between them without a replacement; the owner mark is
- * the add-on's logical URN either way.
+ * same inputs, and each route names the other's type as an alias, so a stack moves between them
+ * without a replacement; the owner mark is the add-on's logical URN either way.
  *
  * @module
  */

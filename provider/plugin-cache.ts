@@ -61,7 +61,7 @@ function writeLauncher(path: string, script: string, version: string): CachedPlu
   if (process.platform === "win32") {
     return { unavailable: "the plugin cache launcher is a shell script, which Windows does not run" };
   }
-  const current = headOf(path, script.length + 1);
+  const current = headOf(path, Buffer.byteLength(script) + 1);
   // Equal, or a plugin of this version this package did not write (an installed release): use it.
   if (current === script || (current !== undefined && !current.includes(MARK))) return { version };
   try {

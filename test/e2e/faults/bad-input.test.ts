@@ -15,6 +15,7 @@ import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { HelmHandoffError } from "../../../core/index.js";
 import type { LocalCluster } from "../../../local-cluster/index.js";
 import type { ChartSource, ClusterAddonArgs } from "../../../provider/index.js";
+import { RELEASE_TYPES } from "../../../provider/state/resource.js";
 import { localChart, runHelm } from "../../support/charts.js";
 import { clusterSuite } from "../../support/cluster.js";
 import { assertNoLeftovers, createSandbox, faultStack, type Sandbox } from "../../support/faults.js";
@@ -304,7 +305,7 @@ describe("ClusterAddon rejects bad input", { timeout: 900_000 }, () => {
       const stack = await s.stack.exportStack();
       const resources = (stack.deployment as { resources?: Array<{ type: string }> }).resources ?? [];
       assert.deepEqual(
-        resources.filter((r) => /helm-handoff:(index:)?ClusterAddon$/.test(r.type)),
+        resources.filter((r) => RELEASE_TYPES.includes(r.type)),
         [],
         "no release recorded in the state",
       );

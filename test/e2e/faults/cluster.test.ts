@@ -12,6 +12,7 @@ import {
   type ReleaseStatus,
   recoverInterruptedUpdate,
 } from "../../../provider/index.js";
+import { RELEASE_TYPES } from "../../../provider/state/resource.js";
 import { type AddonDecl, type AddonStack, liveRelease } from "../../support/addon.js";
 import { localChart } from "../../support/charts.js";
 import { clusterSuite } from "../../support/cluster.js";
@@ -257,7 +258,7 @@ describe("ClusterAddon survives faults during the install", { timeout: 1_200_000
       pending_operations?: unknown[];
     };
     assert.equal(
-      (exported.resources ?? []).filter((r) => /helm-handoff:(index:)?ClusterAddon$/.test(r.type)).length,
+      (exported.resources ?? []).filter((r) => RELEASE_TYPES.includes(r.type)).length,
       1,
       "one release in the state",
     );

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ReleaseStatus } from "../../../provider/index.js";
+import { RELEASE_TYPES } from "../../../provider/state/resource.js";
 import { type AddonDecl, type AddonStack, liveRelease } from "../../support/addon.js";
 import { localChart, runHelm } from "../../support/charts.js";
 import { clusterSuite, withLocalCluster } from "../../support/cluster.js";
@@ -33,7 +34,7 @@ describe("ClusterAddon retries what heals and fails fast on what does not", { ti
   async function recordedReleases(s: AddonStack): Promise<unknown[]> {
     const exported = await s.stack.exportStack();
     const resources = (exported.deployment as { resources?: Array<{ type: string }> }).resources ?? [];
-    return resources.filter((r) => /helm-handoff:(index:)?ClusterAddon$/.test(r.type));
+    return resources.filter((r) => RELEASE_TYPES.includes(r.type));
   }
 
   test("a chart repository that answers 503 to its first requests is retried and the install succeeds", async () => {

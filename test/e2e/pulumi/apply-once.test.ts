@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { clusterIdentityFromKubeconfig } from "../../../core/index.js";
 import type { HandoffRecord } from "../../../provider/index.js";
+import { RELEASE_TYPES } from "../../../provider/state/resource.js";
 import { type AddonStack, addonStack, liveRelease } from "../../support/addon.js";
 import { localChart, runHelm } from "../../support/charts.js";
 import { clusterSuite, withLocalCluster } from "../../support/cluster.js";
@@ -87,7 +88,7 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
     const deployment = (await s.stack.exportStack()).deployment as {
       resources: Array<{ urn: string; type: string }>;
     };
-    const release = deployment.resources.find((r) => /helm-handoff:(index:)?ClusterAddon$/.test(r.type));
+    const release = deployment.resources.find((r) => RELEASE_TYPES.includes(r.type));
     assert.ok(release);
     await suite.spy.reset();
     const up = await s.stack.up({ replace: [release.urn], color: "never", onOutput: () => {} });
@@ -228,7 +229,7 @@ describe("ClusterAddon with strategy ApplyOnce", { timeout: 1_200_000 }, () => {
     const exported = await s.stack.exportStack();
     const resources = (exported.deployment as { resources?: Array<{ type: string; outputs?: object }> })
       .resources;
-    const release = (resources ?? []).find((r) => /helm-handoff:(index:)?ClusterAddon$/.test(r.type));
+    const release = (resources ?? []).find((r) => RELEASE_TYPES.includes(r.type));
     assert.ok(release?.outputs, "one release in the state");
     return release.outputs as Record<string, unknown>;
   }
