@@ -15,7 +15,8 @@
  * machine's load over the run weighs on every size alike), the values changed before every up
  * (every subject ignores the change). It prints the medians and ratios per N, the marginal cost of
  * an add-on (slope of the least-squares line of median time against N) of each side and their
- * ratio, each no-op up against the same side's empty up, the fixed part (intercept) of each, and the
+ * ratio, each no-op up against the same side's empty up, the floor (our empty up against the peer's
+ * no-op up: the ratio an add-on costing nothing would reach), the fixed part (intercept) of each, and the
  * launch-to-serving time of Pulumi's dynamic provider host and of the package's provider, one of
  * which a Node.js program's add-ons pay once per up. Not a test: nothing here asserts.
  *
@@ -263,6 +264,10 @@ async function measurePath(path: string, subjects: readonly Subject[], cluster: 
         `${label(s.side)} N=${String(n).padEnd(4)} ClusterAddon ${sec(value).padStart(8)}  helm.v3.Release ${sec(peer).padStart(8)}  ratio ${(value / peer).toFixed(2)}  / its empty up ${(value / m(`${s.side}/empty`)).toFixed(2)} (peer ${(peer / m("peer/empty")).toFixed(2)})`,
       );
     }
+    // An up of add-ons cannot take less than the same program's up without them.
+    console.log(
+      `${`${path} (floor)`.padEnd(34)} N=${String(n).padEnd(4)} ours with no add-on ${sec(m("default/empty"))} / helm.v3.Release ${sec(peer)}: ratio ${(m("default/empty") / peer).toFixed(2)} (what an add-on costing nothing would reach)`,
+    );
   }
   const lineOf = (side: Side) => line(SIZES.map((n) => [n, m(`${side}/${n}`)] as const));
   const lp = lineOf("peer");
