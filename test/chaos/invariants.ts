@@ -41,10 +41,13 @@ export interface InvariantInput {
   readonly log: (line: string) => void;
 }
 
-/** Checks every invariant; resolves with the broken ones and how many temp dirs the sweep removed. */
+/**
+ * Checks every invariant; resolves with the broken ones, how many temp dirs the sweep removed, and
+ * everything printed with what the checks' own operations (refresh, preview) printed, for the transcript.
+ */
 export async function checkInvariants(
   input: InvariantInput,
-): Promise<{ violations: string[]; swept: number; staleHistory: number }> {
+): Promise<{ violations: string[]; swept: number; staleHistory: number; printed: string }> {
   const { world, driver, addons } = input;
   const violations: string[] = [];
   let printed = input.printed;
@@ -118,7 +121,7 @@ export async function checkInvariants(
     if (printed.includes(secret))
       violations.push(`a secret in plaintext in the output: ${secret.slice(0, 6)}…`);
   }
-  return { violations, swept: before.length - after.length, staleHistory };
+  return { violations, swept: before.length - after.length, staleHistory, printed };
 }
 
 /** The secrets of a run: every values token used, and each cluster's client key. */

@@ -148,6 +148,7 @@ export async function runOnce(options: RunOptions): Promise<RunReport> {
       const found = await checkInvariants({ world, driver, addons, seed, destroyed, printed, log });
       violations.push(...found.violations);
       staleHistory = found.staleHistory;
+      printed = found.printed;
       return report(found.swept);
     }
     return report(0);

@@ -70,9 +70,22 @@ export async function applyAll(cluster: LocalCluster, objects: readonly KubeObje
   for (const o of objects) await applier.apply(o, { fieldManager: KUBECTL });
 }
 
+/** How long a GET waits out an API server that answers 429 or 503 (its storage starting after a restart). */
+const GET_PATIENCE_MS = 60_000;
+
+/** GET `path`, again each second while the server answers 429 or 503, for up to {@link GET_PATIENCE_MS}. */
+async function get(cluster: LocalCluster, path: string): ReturnType<LocalCluster["request"]> {
+  const deadline = Date.now() + GET_PATIENCE_MS;
+  for (;;) {
+    const res = await cluster.request("GET", path);
+    if ((res.status !== 429 && res.status !== 503) || Date.now() >= deadline) return res;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
 /** GET `path`; undefined on 404. */
 export async function read(cluster: LocalCluster, path: string): Promise<Json | undefined> {
-  const res = await cluster.request("GET", path);
+  const res = await get(cluster, path);
   if (res.status === 404) return undefined;
   assert.ok(res.ok, `GET ${path}: HTTP ${res.status} ${res.text}`);
   return res.json<Json>();
@@ -80,7 +93,7 @@ export async function read(cluster: LocalCluster, path: string): Promise<Json | 
 
 /** The items of a list at `path`. */
 export async function list(cluster: LocalCluster, path: string): Promise<Json[]> {
-  const res = await cluster.request("GET", path);
+  const res = await get(cluster, path);
   assert.ok(res.ok, `GET ${path}: HTTP ${res.status} ${res.text}`);
   return res.json<{ items: Json[] }>().items;
 }
