@@ -13,6 +13,7 @@ import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import type { Chart } from "cdk8s";
 import type { KubeObject } from "../../core/util/kube-object.js";
@@ -79,7 +80,7 @@ async function get(cluster: LocalCluster, path: string): ReturnType<LocalCluster
   for (;;) {
     const res = await cluster.request("GET", path);
     if ((res.status !== 429 && res.status !== 503) || Date.now() >= deadline) return res;
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await sleep(1_000);
   }
 }
 
