@@ -23,7 +23,7 @@ import type { HandoffRecord } from "../core/handoff/record.js";
 import type { ChartSource, InstallOptions, RetryPolicy, Strategy } from "../core/spec/index.js";
 import { readValueFiles, rejectProtoKeys } from "../core/spec/values.js";
 import { providerRoute } from "./package-provider.js";
-import { quietPromiseStacks } from "./process/edge.js";
+import { ownSubchannelPools, quietPromiseStacks } from "./process/edge.js";
 import { failProgramOnLostRegistration } from "./process/lost-registration.js";
 import { encodeInputs, type Lift, mergedValuesOf, validateKnownArgs } from "./state/encode.js";
 import { retainsOnDelete, strategyOptions } from "./state/engine-options.js";
@@ -35,6 +35,9 @@ import {
   releaseProps,
 } from "./state/resource.js";
 import { type ReleaseStatus, SECRET_OUTPUT_KEYS } from "./state/shape.js";
+
+// Before the runtime connects this process's next run to its engine (see the function).
+ownSubchannelPools((runtimeSettings as { grpcClientOptions?: Record<string, unknown> }).grpcClientOptions);
 
 /** Arguments of {@link ClusterAddon}. The chart, values and options are the shared add-on spec of `helm-handoff`. */
 export interface ClusterAddonArgs {

@@ -1,8 +1,9 @@
 /**
  * What the package changes in a process beyond its own code, in one place: Node's compile cache
  * in the provider processes ({@link keepCompileCache}), plain V8 stack traces in the plugin
- * ({@link plainStackTraces}) and no debug stack traces while an add-on registers
- * ({@link quietPromiseStacks}).
+ * ({@link plainStackTraces}), no debug stack traces while an add-on registers
+ * ({@link quietPromiseStacks}) and a gRPC subchannel pool of its own for each connection the
+ * program's Pulumi runtime opens to an engine ({@link ownSubchannelPools}).
  *
  * @module
  */
@@ -50,4 +51,19 @@ export function quietPromiseStacks(): () => void {
   return () => {
     Error.stackTraceLimit = limit;
   };
+}
+
+/**
+ * Gives each gRPC client the Pulumi runtime of this process creates from `clientOptions` (the
+ * SDK's `grpcClientOptions`, read by the runtime each time it connects a run to its engine) a
+ * subchannel pool of its own. By default gRPC shares one connection per address across the
+ * process, and the runtime never closes a finished run's clients: when an engine that went away
+ * left its address's connection waiting out a reconnect backoff, and a later engine listens on the
+ * same port (a long-lived Automation API process runs many), the new run's first engine call fails
+ * at once with `UNAVAILABLE`. The runtime takes that as the engine shutting down, skips the program
+ * and ends it as a success with nothing registered, so the update deletes every add-on (the fault
+ * campaign's seed 483089). Idempotent.
+ */
+export function ownSubchannelPools(clientOptions: Record<string, unknown> | undefined): void {
+  if (clientOptions !== undefined) clientOptions["grpc.use_local_subchannel_pool"] = 1;
 }
