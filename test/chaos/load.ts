@@ -15,7 +15,9 @@
  * @module
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { rm } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
 import { type LocalCluster, startLocalCluster } from "../../local-cluster/index.js";
 import { seededRng } from "./rng.js";
 import type { World } from "./world.js";
@@ -77,7 +79,16 @@ export async function startLoad(kind: LoadKind, world: World): Promise<Load> {
     case "io": {
       const dirs = [world.sandbox.dir, tmpdir()];
       const children = [node(["-e", IO, JSON.stringify(dirs)]), node(["-e", IO, JSON.stringify(dirs)])];
-      return { kind, note: "2 writers syncing 16 MiB files in the temp dirs", stop: () => stopAll(children) };
+      return {
+        kind,
+        note: "2 writers syncing 16 MiB files in the temp dirs",
+        stop: async () => {
+          await stopAll(children);
+          // A writer killed between its write and its rm leaves its file.
+          const files = dirs.flatMap((d) => children.map((c) => join(d, `chaos-load-io-${c.pid}`)));
+          await Promise.all(files.map((f) => rm(f, { force: true })));
+        },
+      };
     }
     case "cluster": {
       // Started in the background: the run goes on while it comes up, as beside a management cluster.
