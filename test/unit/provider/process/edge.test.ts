@@ -3,7 +3,9 @@
  * stands in for a provider, and is ended the way Pulumi's engine ends a plugin, SIGINT to its
  * process group. With `keepCompileCache` the cache is on disk afterwards and the process still dies
  * of the signal; with Node's `enableCompileCache` alone nothing is written (why the module exists).
- * The engine's own SIGINT is in test/e2e/pulumi/yaml-program.test.ts.
+ * The engine's own SIGINT is in test/e2e/pulumi/yaml-program.test.ts. The last test: the gRPC
+ * option `ownSubchannelPools` sets on the SDK's own client options when the package loads
+ * (the collision it prevents is forced in test/e2e/faults/engine-connection.test.ts).
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -63,4 +65,17 @@ test("keeping the compile cache twice installs one SIGINT listener", async () =>
   });
   await new Promise((resolve) => child.on("exit", resolve));
   assert.equal(out, "1\n");
+});
+
+test("loading helm-handoff/pulumi gives the runtime's engine clients a gRPC subchannel pool of their own", async () => {
+  const settings = join(repoRoot(), "node_modules", "@pulumi", "pulumi", "runtime", "settings.js");
+  const addon = join(repoRoot(), "dist", "provider", "index.js");
+  const code = `const s = require(${JSON.stringify(settings)}); const before = s.grpcClientOptions["grpc.use_local_subchannel_pool"]; import(${JSON.stringify(addon)}).then(() => console.log(JSON.stringify([before ?? null, s.grpcClientOptions["grpc.use_local_subchannel_pool"]])));`;
+  const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  await new Promise((resolve) => child.on("exit", resolve));
+  assert.equal(out, "[null,1]\n");
 });
