@@ -1,10 +1,11 @@
 /**
  * `helm-handoff` (this folder, `core/`; `helm-handoff/gitops` is its `handoff/gitops` module): what a
- * program needs beside the front ends: the add-on spec and its validation, the typed errors, the
- * handoff record, the helm runner and the install lifecycle (`ensureRelease`, `removeRelease`),
- * and cluster identity. Only what a user calls or names is exported here, every type those
- * signatures use with them (the names are fixed by the package-contents unit test, the signatures
- * by docs/api/helm-handoff.api.md); the package's own code imports the core's modules directly.
+ * program needs beside the front ends: the add-on spec's types, the typed errors, the handoff
+ * record, the helm runner and cluster identity. The install lifecycle (`ensureRelease`,
+ * `removeRelease`) and the spec's validation (`validateSpec`) stay internal. Only what a user
+ * calls or names is exported here, every type those signatures use with them (the names are fixed
+ * by the package-contents unit test, the signatures by docs/api/helm-handoff.api.md); the
+ * package's own code imports the core's modules directly.
  *
  * @module
  */
