@@ -56,26 +56,25 @@ test("with Node's compile cache merely enabled, a process that SIGINT ends write
   assert.deepEqual(enabled, { signal: "SIGINT", files: 0 });
 });
 
-test("keeping the compile cache twice installs one SIGINT listener", async () => {
-  const code = `const { keepCompileCache: keep } = require(${JSON.stringify(KEEP)}); keep(); keep(); console.log(process.listenerCount("SIGINT"));`;
+/** What a node child running `code` prints to stdout. */
+async function printedBy(code: string): Promise<string> {
   const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   child.stdout.on("data", (d: Buffer) => {
     out += d.toString();
   });
   await new Promise((resolve) => child.on("exit", resolve));
-  assert.equal(out, "1\n");
+  return out;
+}
+
+test("keeping the compile cache twice installs one SIGINT listener", async () => {
+  const code = `const { keepCompileCache: keep } = require(${JSON.stringify(KEEP)}); keep(); keep(); console.log(process.listenerCount("SIGINT"));`;
+  assert.equal(await printedBy(code), "1\n");
 });
 
 test("loading helm-handoff/pulumi gives the runtime's engine clients a gRPC subchannel pool of their own", async () => {
   const settings = join(repoRoot(), "node_modules", "@pulumi", "pulumi", "runtime", "settings.js");
   const addon = join(repoRoot(), "dist", "provider", "index.js");
   const code = `const s = require(${JSON.stringify(settings)}); const before = s.grpcClientOptions["grpc.use_local_subchannel_pool"]; import(${JSON.stringify(addon)}).then(() => console.log(JSON.stringify([before ?? null, s.grpcClientOptions["grpc.use_local_subchannel_pool"]])));`;
-  const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "inherit"] });
-  let out = "";
-  child.stdout.on("data", (d: Buffer) => {
-    out += d.toString();
-  });
-  await new Promise((resolve) => child.on("exit", resolve));
-  assert.equal(out, "[null,1]\n");
+  assert.equal(await printedBy(code), "[null,1]\n");
 });
