@@ -81,7 +81,10 @@ describe("the program's connection to its engine", { timeout: 600_000 }, () => {
         proxy.restore();
         call.request.setArgsList([proxy.address, ...rest]);
         original.call(this, call, callback);
-      })();
+      })().catch((error: unknown) => {
+        // The engine shows a failed set-up as the program's error at once, rather than waiting.
+        (callback as (error: unknown) => void)(error);
+      });
     };
     return () => {
       LanguageServer.prototype.run = original;
