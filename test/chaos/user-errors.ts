@@ -52,10 +52,11 @@ const TYPED: ReadonlyArray<readonly [string, RegExp, RegExp]> = [
 
 /**
  * What the engine prints when the process it talks to was killed, or when it was killed itself (a
- * provider killed before it answered the engine's handshake: `did not come alive`, seed 472016).
+ * provider killed before it answered the engine's handshake: `did not come alive`, seed 472016;
+ * killed after it printed its port, before it served: `did not begin responding`, seed 3420).
  */
 const KILLED =
-  /exited prematurely|did not come alive|error reading from server|transport is closing|connection refused|EOF|signal: killed|code: -1|exit status|was killed|Unavailable|plugin .* exited|unexpected end|context canceled|SIGKILL/i;
+  /exited prematurely|did not come alive|did not begin responding|error reading from server|transport is closing|connection refused|EOF|signal: killed|code: -1|exit status|was killed|Unavailable|plugin .* exited|unexpected end|context canceled|SIGKILL/i;
 
 /** Engine summary lines that only say that the operation failed. */
 const SUMMARY = /^(update|preview|refresh|destroy) failed$|^\d+ errors? occurred/;

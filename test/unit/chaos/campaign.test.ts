@@ -80,6 +80,19 @@ test("seed 472016: a provider killed before it answered the engine's handshake i
   );
 });
 
+test("seed 3420: a provider killed after it printed its port and before it served is the kill's direct effect, and untyped without a kill", () => {
+  const output =
+    "    error: could not load provider for resource urn:pulumi:s::chaos::helm-handoff:index:ClusterAddon::a: could not create provider urn:pulumi:s::chaos::pulumi:providers:helm-handoff::default_0_1_0::1: load plugin for helm-handoff provider 'urn:pulumi:s::chaos::pulumi:providers:helm-handoff::default_0_1_0': helm-handoff (resource) plugin [/h/plugins/resource-helm-handoff-v0.1.0/pulumi-resource-helm-handoff] did not begin responding to RPC connection\n";
+  assert.deepEqual(
+    classifyErrors(output, true).map((e) => e.kind),
+    ["killed"],
+  );
+  assert.deepEqual(
+    classifyErrors(output, false).map((e) => e.kind),
+    ["untyped"],
+  );
+});
+
 test("after an up, Reconcile releases follow the program and ApplyOnce ones keep their first values", () => {
   const [once, reconcile] = drawAddons(seededRng(1), 2, "m") as [AddonModel, AddonModel];
   once.strategy = "ApplyOnce";
