@@ -4,7 +4,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { readKubeconfig } from "./kubeconfig.js";
+import { type KubeconfigTarget, readKubeconfig } from "./kubeconfig.js";
 
 /** Which cluster a kubeconfig points at. Credentials (the user) never change it. */
 export interface ClusterIdentity {
@@ -23,6 +23,12 @@ export interface ClusterIdentityOptions {
 }
 
 /**
+ * Identities computed, by the target `readKubeconfig` gave: it gives the same object for the same
+ * text, and a new one each time a kubeconfig naming a CA file is read (the file may have changed).
+ */
+const computed = new WeakMap<KubeconfigTarget, ClusterIdentity>();
+
+/**
  * Computes the identity of the cluster a kubeconfig points at, from the server URL and the CA
  * certificate (`certificate-authority-data` or the `certificate-authority` file) alone.
  * Rotating the user's token or client certificate keeps the identity; a new CA or server changes it.
@@ -35,6 +41,12 @@ export function clusterIdentityFromKubeconfig(
   options: ClusterIdentityOptions = {},
 ): ClusterIdentity {
   const target = readKubeconfig(kubeconfig, options);
+  const known = computed.get(target) ?? identityOfTarget(target);
+  computed.set(target, known);
+  return { ...known };
+}
+
+function identityOfTarget(target: KubeconfigTarget): ClusterIdentity {
   const caFingerprint =
     target.caDer === undefined ? "" : createHash("sha256").update(target.caDer).digest("hex");
   const id = createHash("sha256").update(`${target.server}\n${caFingerprint}`).digest("hex").slice(0, 16);

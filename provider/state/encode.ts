@@ -164,15 +164,13 @@ export function mergedValuesOf(
   return isPlainObject(values) ? mergeValues(fileValues, values) : (values as Record<string, unknown>);
 }
 
-/** The identity of the last kubeconfig read: a program usually gives one kubeconfig to all its add-ons. */
-let lastIdentity: { readonly kubeconfig: string; readonly identity: ClusterIdentity } | undefined;
-
-/** {@link clusterIdentityFromKubeconfig}, parsing each kubeconfig once in a row. */
+/**
+ * {@link clusterIdentityFromKubeconfig} of the current context. Each text is parsed once per
+ * process (`readKubeconfig` keeps it, so the add-ons of a program that share one kubeconfig parse
+ * it once); one naming a CA file is read again at each call, as the file may have changed.
+ */
 function identityOf(kubeconfig: string): ClusterIdentity {
-  if (lastIdentity?.kubeconfig !== kubeconfig) {
-    lastIdentity = { kubeconfig, identity: clusterIdentityFromKubeconfig(kubeconfig) };
-  }
-  return lastIdentity.identity;
+  return clusterIdentityFromKubeconfig(kubeconfig);
 }
 
 /**

@@ -193,3 +193,31 @@ test("a kubeconfig is parsed once per process, and one naming a CA file is read 
   assert.notEqual(first, second);
   assert.notDeepEqual(first.caDer, second.caDer, "the rotated CA file was read again");
 });
+
+test("the identity of a kubeconfig naming a CA file follows the file at each call, in an add-on's stored inputs too", async () => {
+  // The stored inputs take the identity from `readKubeconfig` on each check: a kubeconfig text
+  // is parsed once, but the CA file it names is read at each call.
+  const { releaseInputsOf } = await import("../../../../provider/state/encode.js");
+  const caFile = join(dir, "rotating-inputs.crt");
+  writeFileSync(caFile, caA);
+  const naming = kubeconfig({ caFile, token: "file-ca-inputs" });
+  const urn = "urn:pulumi:dev::p::helm-handoff:index:ClusterAddon::cni";
+  const inputsOf = () =>
+    releaseInputsOf(
+      "cni",
+      { kubeconfig: naming, chart: { repo: "https://charts.example.org", name: "cni" } },
+      urn,
+    );
+  const first = clusterIdentityFromKubeconfig(naming);
+  assert.equal(inputsOf().clusterId, first.clusterId);
+  writeFileSync(caFile, caB);
+  const second = clusterIdentityFromKubeconfig(naming);
+  assert.notEqual(second.clusterId, first.clusterId, "the rotated CA file was read again");
+  assert.equal(inputsOf().clusterId, second.clusterId, "and so was it for the stored inputs");
+  // The same embedded text gives equal identities, each a copy of its own.
+  const embedded = kubeconfig({ ca: caA, token: "identity-once" });
+  const a = clusterIdentityFromKubeconfig(embedded);
+  const b = clusterIdentityFromKubeconfig(embedded);
+  assert.deepEqual(a, b);
+  assert.notEqual(a, b);
+});
