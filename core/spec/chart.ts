@@ -27,13 +27,19 @@ const COMPARATOR = String.raw`(?:(?:!=|>=|=>|<=|=<|~>|[=><~^])\s*)?${SEMVER}`;
 const TERM = String.raw`(?:${SEMVER}\s+-\s+${SEMVER}|${COMPARATOR})`;
 const GROUP = String.raw`${TERM}(?:(?:\s*,\s*|\s+)${TERM})*`;
 const CONSTRAINT = new RegExp(String.raw`^\s*${GROUP}(?:\s*\|\|\s*${GROUP})*\s*$`);
+/**
+ * One version alone, which {@link CONSTRAINT} accepts too. Tested first: V8 compiles a pattern on
+ * its first use and again on its second, which for {@link CONSTRAINT} costs a provider process
+ * more than the rest of its first checks, so a pinned version never makes it compile.
+ */
+const EXACT = new RegExp(`^${SEMVER}$`);
 
 /**
  * Whether `text` is a version helm accepts in `--version`: an exact semantic version or a
  * Masterminds/semver constraint (`^1.2`, `~1.2.3`, `>=1.0.0 <2.0.0`, `1.2.x`, `1.2 - 1.4`, `a || b`).
  */
 export function isVersionConstraint(text: string): boolean {
-  return CONSTRAINT.test(text);
+  return EXACT.test(text) || CONSTRAINT.test(text);
 }
 
 /** The fields of a repository chart source, in the order messages list them. */

@@ -48,8 +48,24 @@ export function valuesPath(path: string, key: string): string {
  * @throws SpecError naming `field` and the key's path
  */
 export function rejectProtoKeys(value: unknown, path: string, field: string = path): void {
+  // The paths are made only for a message: every check walks the values, which hold none.
+  if (holdsProtoKey(value)) rejectProtoKeysAt(value, path, field);
+}
+
+/** Whether `value` holds a key named `__proto__` at any depth. */
+function holdsProtoKey(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(holdsProtoKey);
+  if (!isPlainObject(value)) return false;
+  for (const key of Object.keys(value)) {
+    if (key === PROTO_KEY || holdsProtoKey(value[key])) return true;
+  }
+  return false;
+}
+
+/** {@link rejectProtoKeys}' walk, naming the first such key in order. */
+function rejectProtoKeysAt(value: unknown, path: string, field: string): void {
   if (Array.isArray(value)) {
-    for (const [i, v] of value.entries()) rejectProtoKeys(v, `${path}[${i}]`, field);
+    for (const [i, v] of value.entries()) rejectProtoKeysAt(v, `${path}[${i}]`, field);
   } else if (isPlainObject(value)) {
     for (const [k, v] of Object.entries(value)) {
       const at = valuesPath(path, k);
@@ -59,7 +75,7 @@ export function rejectProtoKeys(value: unknown, path: string, field: string = pa
           `${at} is invalid: a values key named "__proto__" cannot be passed on intact (JavaScript drops it); rename the key in the values and in the chart`,
         );
       }
-      rejectProtoKeys(v, at, field);
+      rejectProtoKeysAt(v, at, field);
     }
   }
 }
