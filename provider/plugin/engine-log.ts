@@ -90,11 +90,13 @@ export function sendEngineLog(
 
 /**
  * A sink that logs each line through the engine at `address`, falling back to stderr: a warning
- * when its message starts with `warning:`, else info.
+ * when its message starts with `warning:`, else info. A line is sent once the current call's work
+ * is done (lines keep their order): the engine waits for the call's answer, not for the line, so
+ * a check that prints one answers without paying for the send.
  */
 export function engineLogSink(address: string): LineSink {
   return (line) => {
     const severity = /\] [^:]+: warning:/.test(line) || line.startsWith("warning:") ? WARNING : INFO;
-    void sendEngineLog(address, severity, line);
+    setImmediate(() => void sendEngineLog(address, severity, line));
   };
 }

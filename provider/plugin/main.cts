@@ -8,14 +8,16 @@
  * package add` or `pulumi package get-schema`), it uses `PulumiPlugin.yaml`: the plugin host
  * `require`s this file and, getting a function, calls it with `process.argv` set to the engine's
  * arguments. Either way the function turns on Node's compile cache (`keepCompileCache`), loads
- * the provider and serves it.
+ * the provider from its bundle (`scripts/build.sh` makes `dist/provider/bundle/` from
+ * `provider.ts` and what it loads) and serves it.
  *
  * @module
  */
 async function servePlugin(): Promise<void> {
   // Before anything else loads, so that the Pulumi SDK and helm-handoff are cached too.
   (await import("../process/edge.js")).keepCompileCache();
-  const { serve } = await import("./provider.js");
+  const bundle: string = "../bundle/provider.js";
+  const { serve } = (await import(bundle)) as typeof import("./provider.js");
   await serve(process.argv.slice(2));
 }
 

@@ -43,16 +43,12 @@ const UNIMPLEMENTED = 12;
 type Handler = (body: Uint8Array) => Promise<Uint8Array> | Uint8Array;
 
 /** The calls this provider serves, by method name. */
-function handlers(impl: provider.Provider, loadCode: () => void): Record<string, Handler> {
+function handlers(impl: provider.Provider): Record<string, Handler> {
   return {
     GetPluginInfo: () => stringMessage(impl.version ?? ""),
     // The engine asks for schema version 0, the only one there is.
     GetSchema: async () => stringMessage((await impl.getSchema?.()) ?? "{}"),
-    Configure: () => {
-      // The engine configures a provider right before its first check: load the code meanwhile.
-      loadCode();
-      return CONFIGURE_RESPONSE;
-    },
+    Configure: () => CONFIGURE_RESPONSE,
     Check: async (body) => {
       const r = decodeRequest("CheckRequest", body);
       const result = (await impl.check?.(r.urn, r.olds, r.news)) ?? {};
@@ -133,10 +129,12 @@ function answer(stream: ServerHttp2Stream, message: Uint8Array): void {
 /**
  * Serves `impl` to the engine on a loopback port, and prints the port (the engine reads it from
  * the plugin's first line of output). Resolves once serving.
- * @param loadCode - starts loading the provider's code, called when the engine configures it
+ * @param loadCode - starts loading the provider's code, called once the port is printed: the
+ *   engine's first check comes right after it configures the provider, and between the port and
+ *   that the engine's handshake calls leave this process mostly idle
  */
 export async function serveProvider(impl: provider.Provider, loadCode: () => void): Promise<void> {
-  const served = handlers(impl, loadCode);
+  const served = handlers(impl);
   // The SDK's server prints these calls' failures; the engine reports every failure itself.
   const printed = new Set(["Check", "Diff", "Read", "Delete"]);
   // Values can make large messages: allow what the SDK's server allows (400 MiB).
@@ -177,4 +175,5 @@ export async function serveProvider(impl: provider.Provider, loadCode: () => voi
     server.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port));
   });
   process.stdout.write(`${port}\n`);
+  setImmediate(loadCode);
 }
