@@ -10,8 +10,7 @@
  * table every helm runner checks.
  *
  * Served by `serveProvider`, without the Pulumi SDK's resource runtime; the check's rules, the
- * schema and the steps load on first use (the rules and the steps once the engine
- * configures the provider).
+ * schema and the steps load on first use (the rules and the steps as soon as it serves).
  *
  * @module
  */

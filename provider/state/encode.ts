@@ -9,7 +9,7 @@
  * @module
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { type ClusterIdentity, clusterIdentityFromKubeconfig } from "../../core/cluster/identity.js";
+import { clusterIdentityFromKubeconfig } from "../../core/cluster/identity.js";
 import { digestOf } from "../../core/handoff/digests.js";
 import { ownerIdOf, ownerNameOf } from "../../core/lifecycle/ownership.js";
 import {
@@ -69,7 +69,9 @@ export function encodeInputs(
   const strategy = args.strategy ?? "ApplyOnce";
   const namespace = lift.map([args.namespace], (ns) => ns ?? "default");
   const kubeconfig = lift.secret(args.kubeconfig);
-  const identity = lift.map([kubeconfig], identityOf);
+  // Each kubeconfig text is parsed once per process (`readKubeconfig` keeps it); a CA file it
+  // names is read again at each call, as the file may have changed.
+  const identity = lift.map([kubeconfig], (text) => clusterIdentityFromKubeconfig(text));
   const spec = lift.map(
     [args.chart, args.createNamespace, args.adopt, args.install, args.retry],
     (chart, createNamespace, adopt, install, retry): StoredSpec => ({
@@ -165,15 +167,6 @@ export function mergedValuesOf(
 }
 
 /**
- * {@link clusterIdentityFromKubeconfig} of the current context. Each text is parsed once per
- * process (`readKubeconfig` keeps it, so the add-ons of a program that share one kubeconfig parse
- * it once); one naming a CA file is read again at each call, as the file may have changed.
- */
-function identityOf(kubeconfig: string): ClusterIdentity {
-  return clusterIdentityFromKubeconfig(kubeconfig);
-}
-
-/**
  * Validates everything known before any resource is registered (plain arguments; a value not
  * known yet is checked by the release's check once it resolves).
  * @throws SpecError naming the field
@@ -188,7 +181,8 @@ export function validateKnownArgs(
     if (key !== "kubeconfig" && key !== "clusterId" && isKnown(value)) known[key] = value;
   }
   validateKnownFields(known);
-  if (typeof args.kubeconfig === "string" && isKnown(args.kubeconfig)) identityOf(args.kubeconfig);
+  if (typeof args.kubeconfig === "string" && isKnown(args.kubeconfig))
+    clusterIdentityFromKubeconfig(args.kubeconfig);
 }
 
 /** The stored chart: without its password, and without its URL when that is secret (`chartRepo`). */
